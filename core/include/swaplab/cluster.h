@@ -1,0 +1,57 @@
+/*
+ * swaplab/cluster.h - primitives shared by the policies (sli_* = cross-file).
+ *
+ * List membership changes only through sli_move_cluster() and
+ * sli_isolate_cluster() (cluster.c): they update link, length and flag
+ * together, so invariant I1 cannot be broken by a policy.
+ * Slot ownership changes only through sli_alloc_range() and
+ * sli_release_range() (device.c): they keep count, inuse_pages and the
+ * debug shadow in step (I2, I4, I7).
+ */
+#ifndef SWAPLAB_CLUSTER_H
+#define SWAPLAB_CLUSTER_H
+
+#include "types.h"
+
+#define SL_NIL UINT32_MAX
+
+static inline uint32_t sli_cluster_of(uint64_t off) { return (uint32_t)(off >> SL_CLUSTER_SHIFT); }
+static inline uint64_t sli_cluster_offset(uint32_t c) { return (uint64_t)c << SL_CLUSTER_SHIFT; }
+static inline uint32_t sli_head(const sl_device *d, int list) { return d->nr_clusters + (uint32_t)list; }
+
+/* The list a cluster's flag and order name, or -1 for NONE. */
+int sli_list_of(const sl_cluster *c);
+/* First cluster of a list, or SL_NIL. */
+static inline uint32_t sli_list_first(const sl_device *d, int list)
+{
+	uint32_t h = sli_head(d, list);
+	uint32_t n = d->ci[h].next;
+	return n == h ? SL_NIL : n;
+}
+static inline int sli_list_empty(const sl_device *d, int list)
+{
+	return sli_list_first(d, list) == SL_NIL;
+}
+/* move_cluster(): puts cluster c at the tail of `list` with `flag`, taking
+ * it off its current list first if it is on one. */
+void sli_move_cluster(sl_device *d, uint32_t c, int list, int flag);
+/* Takes cluster c off its list; its flag becomes NONE. */
+void sli_isolate_cluster(sl_device *d, uint32_t c);
+
+/* Marks nr = 2^order free slots at off as used with swap count 1; sets the
+ * cluster order when the cluster was empty. Must be called with every slot
+ * free (cluster_alloc_range()). */
+void sli_alloc_range(sl_device *d, uint64_t off, int order);
+/* Marks slots [off, off+n) (inside one cluster) as holding the cache only
+ * (0x40): reserved by a slot cache, not yet handed out. */
+void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n);
+/* Releases nr slots inside one cluster: map -> free, count and usage down.
+ * Does not touch lists (the policy relocates the cluster). */
+void sli_release_range(sl_device *d, uint64_t off, uint32_t nr);
+
+/* True when every slot of [off, off+nr) is free. */
+int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr);
+/* The first free slot in [from, to), or `to`. */
+uint64_t sli_find_free(const sl_device *d, uint64_t from, uint64_t to);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * swaplab/policy.h - the allocator policy interface.
+ *
+ * A policy is one allocator generation (or a new idea) behind a small ops
+ * table, selected by name from the registry (core/policies/registry.c).
+ * The device (types.h) owns the slot map, the cluster array, the lists and
+ * the cursors; a policy decides where an allocation goes and how clusters
+ * move between lists, using the shared primitives of cluster.h.
+ *
+ * Contract
+ *   init   called once the slot map is built (header, bad and padding slots
+ *          marked and counted); puts every cluster on its first list.
+ *   alloc  folio_alloc_swap() for one folio of 2^order pages on `cpu`:
+ *          returns the first slot, naturally aligned, or 0 on failure. The
+ *          slots come back with swap count 1 (the PTE references of a folio
+ *          that was written out and left the swap cache).
+ *   free   the last reference to nr slots [off, off+nr) inside one cluster
+ *          was dropped (swap_entries_free()); the policy releases them,
+ *          or keeps them (a free-slot cache) and releases later.
+ *   check  optional policy invariants; returns 0 or writes a message.
+ *   fini   releases the policy state.
+ *   tick   optional: run deferred work (slot-cache flushes, workers).
+ */
+#ifndef SWAPLAB_POLICY_H
+#define SWAPLAB_POLICY_H
+
+#include "types.h"
+
+enum {
+	/* Large allocations always land in a cluster of their own order
+	 * (cluster.order == order): invariant I6 checks it. */
+	SL_POL_ORDERED_CLUSTERS = 1u << 0,
+};
+
+typedef struct sl_policy {
+	const char *name;       /* CLI name, e.g. "linux-6.18" */
+	const char *summary;    /* one line for `swaplab policies` */
+	const char *kernel;     /* kernel range modelled, "" for new ideas */
+	unsigned props;         /* SL_POL_* */
+	int (*init)(sl_device *d);
+	void (*fini)(sl_device *d);
+	uint64_t (*alloc)(sl_device *d, int cpu, int order);
+	void (*free)(sl_device *d, int cpu, uint64_t off, uint32_t nr);
+	int (*check)(const sl_device *d, char *msg, size_t len);
+	void (*tick)(sl_device *d);
+} sl_policy;
+
+/* The registry: every policy, in history order, NULL-terminated. */
+extern const sl_policy *const sl_policies[];
+const sl_policy *sl_policy_find(const char *name);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * swaplab/swaplab.h - the public API of the C core.
+ *
+ * Four layers, each usable alone:
+ *   device   a swap area and its allocator policy         (device.c, cluster.c)
+ *   process  regions, folios, PTEs; faults, madvise, reclaim (process.c)
+ *   workload seeded operation streams (thp-swap-v1, thp-swap) (workload.c, rng.c)
+ *   run      a workload driven through process + device, with per-iteration
+ *            counters and layout hashes                    (run.c)
+ * The core never touches Python, /proc or system calls; the kernel driver
+ * replays the same workload streams on the live kernel.
+ */
+#ifndef SWAPLAB_H
+#define SWAPLAB_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "types.h"
+#include "policy.h"
+
+#define SWAPLAB_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ device */
+
+/* Creates a device of `max` slots (slot 0 is the header; the last cluster's
+ * slots past `max` are padding) driven by `pol`. debug != 0 keeps the
+ * allocation shadow for invariants I6/I7. Returns NULL with a message. */
+sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
+			    const sl_policy *pol, int debug, char *msg, size_t len);
+void sl_device_destroy(sl_device *d);
+
+/* folio_alloc_swap(): 2^order slots for `cpu`, or 0 on failure. */
+uint64_t sl_swap_alloc(sl_device *d, int cpu, int order);
+/* Drops one reference from each of nr slots starting at off (any clusters);
+ * slots whose count reaches zero are freed through the policy, one call per
+ * run inside a cluster. */
+void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr);
+/* Checks invariants I1-I7 and the policy's own; 0 if all hold. */
+int sl_device_check(const sl_device *d, char *msg, size_t len);
+/* Slots in use of one cluster, and whether the device may be full (50 %). */
+int sl_vm_swap_full(const sl_device *d);
+
+/* ------------------------------------------------------------------ rng */
+
+enum { SL_RNG_DEFAULT = 0, SL_RNG_GLIBC = 1 };
+typedef struct sl_rng {
+	int kind;
+	uint64_t s[4];             /* xoshiro256** state */
+	int32_t r[34];             /* glibc random_r TYPE_3 window */
+	int gi;
+} sl_rng;
+void sl_rng_init(sl_rng *r, int kind, uint64_t seed);
+/* A value in [0, n): glibc: rand() % n; default: multiply-shift of 64 bits. */
+uint32_t sl_rng_below(sl_rng *r, uint32_t n);
+/* The next raw value: glibc rand() (31 bits), or a 64-bit xoshiro output. */
+uint64_t sl_rng_next(sl_rng *r);
+
+/* ------------------------------------------------------------------ workload */
+
+enum { SL_WL_THP_SWAP_V1 = 0, SL_WL_THP_SWAP = 1, SL_NR_WORKLOADS };
+
+typedef struct sl_wl_params {
+	int workload;              /* SL_WL_* */
+	uint64_t swap_bytes;       /* device size in bytes */
+	unsigned mthp_mask;        /* bit k: order k mTHP size set to "always" */
+	int small_folios;          /* -s */
+	int aligned_swapin;        /* -a (thp-swap only) */
+	int iterations;
+	uint64_t seed;
+	int rng;                   /* SL_RNG_* */
+	int cpu;
+	uint64_t region_a_bytes;   /* 0: workload default */
+	uint64_t region_b_bytes;   /* 0: workload default */
+	uint32_t chunk_bytes;      /* 0: 64 KiB, the programs' chunk */
+} sl_wl_params;
+
+/* Fills defaults for the workload's own sizes and counts. */
+void sl_wl_defaults(sl_wl_params *p, int workload);
+/* Validates; returns 0 or writes a one-line message naming the problem. */
+int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len);
+const char *sl_wl_name(int workload);
+int sl_wl_lookup(const char *name);
+
+enum { SL_REGION_A = 0, SL_REGION_B = 1, SL_MAX_REGIONS = 2 };
+enum { SL_VMA_HUGEPAGE = 1, SL_VMA_NOHUGEPAGE = 2 };
+
+typedef struct sl_region_spec {
+	uint64_t npages;
+	unsigned vmflags;          /* SL_VMA_* */
+} sl_region_spec;
+
+/* Regions the workload maps: returns how many (A, then B if used). */
+int sl_wl_regions(const sl_wl_params *p, sl_region_spec out[SL_MAX_REGIONS]);
+
+enum sl_op_kind {
+	SL_OP_TOUCH = 1,      /* write every page of the range, in address order */
+	SL_OP_DONTNEED,       /* madvise(MADV_DONTNEED) */
+	SL_OP_PAGEOUT,        /* madvise(MADV_PAGEOUT) */
+	SL_OP_WARMUP_END,     /* counters start here */
+	SL_OP_ITER_END,       /* one iteration done: report */
+	SL_OP_DONE,
+};
+
+typedef struct sl_op {
+	uint8_t kind;
+	uint8_t region;
+	uint32_t first;            /* page index inside the region */
+	uint32_t npages;
+} sl_op;
+
+/* Plays the workload: calls emit for every operation in order (ending
+ * with SL_OP_DONE). A nonzero return from emit stops the play and is
+ * returned. The model and the kernel driver both play through this. */
+typedef int (*sl_wl_emit)(void *ctx, const sl_op *op);
+int sl_wl_play(const sl_wl_params *p, sl_wl_emit emit, void *ctx);
+
+/* ------------------------------------------------------------------ process */
+
+typedef struct sl_proc sl_proc;
+
+typedef struct sl_proc_stats {
+	uint64_t swpout[SL_NR_ORDERS];          /* folios written whole */
+	uint64_t swpout_fallback[SL_NR_ORDERS]; /* large folios split for lack of slots */
+	uint64_t swpin[SL_NR_ORDERS];           /* folios swapped in, by order */
+	uint64_t alloc_fail0;                   /* order-0 swap-out that found no slot */
+	uint64_t faults_anon[SL_NR_ORDERS];     /* anonymous folios created */
+	uint64_t splits;                        /* folios split by MADV_PAGEOUT range cuts */
+} sl_proc_stats;
+
+enum {
+	SL_SWAPIN_LARGE = 0,   /* 6.18 on a synchronous-I/O device: mTHP swap-in */
+	SL_SWAPIN_ORDER0 = 1,  /* <= 6.12: always order 0 */
+};
+
+sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mode,
+			const sl_region_spec *reg, int nreg);
+void sl_proc_destroy(sl_proc *p);
+void sl_proc_touch(sl_proc *p, int region, uint64_t first, uint64_t n);
+void sl_proc_dontneed(sl_proc *p, int region, uint64_t first, uint64_t n);
+void sl_proc_pageout(sl_proc *p, int region, uint64_t first, uint64_t n);
+const sl_proc_stats *sl_proc_stats_get(const sl_proc *p);
+/* The layout: one uint64 per page of every region in order, the swap
+ * offset or SL_NOT_SWAPPED. `out` must hold sl_proc_npages() entries. */
+#define SL_NOT_SWAPPED UINT64_C(0xFFFFFFFFFFFFFFFF)
+uint64_t sl_proc_npages(const sl_proc *p);
+void sl_proc_layout(const sl_proc *p, uint64_t *out);
+/* Checks the process model's own invariants against the device. */
+int sl_proc_check(const sl_proc *p, char *msg, size_t len);
+
+/* The layout hash (docs/layout-hash.md): FNV-1a 64 over the little-endian
+ * bytes of the layout. */
+uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
+
+/* ------------------------------------------------------------------ run */
+
+typedef struct sl_iter_result {
+	uint64_t swpout[SL_NR_ORDERS];
+	uint64_t swpout_fallback[SL_NR_ORDERS];
+	uint64_t swpin[SL_NR_ORDERS];
+	uint64_t alloc_fail0;
+	uint64_t layout_hash;
+	uint64_t inuse_pages;
+} sl_iter_result;
+
+typedef struct sl_run_result {
+	int iterations;
+	sl_iter_result *iter;      /* [iterations] */
+	uint64_t *layout;          /* final layout, npages entries */
+	uint64_t npages;
+	uint64_t max_slots;
+	double seconds;            /* wall time of the run */
+	sl_dev_stats dev;
+	uint64_t checks;           /* invariant checks performed */
+} sl_run_result;
+
+/* Runs a workload on the model. check_every: 0 none, 1 after every
+ * iteration, 2 after every operation. Returns 0, or -1 with a message. */
+int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
+	   sl_run_result *res, char *msg, size_t len);
+void sl_run_result_free(sl_run_result *res);
+
+/* Swap-in mode a policy's generation implies (6.18: large on zram). */
+int sl_policy_swapin_mode(const sl_policy *pol);
+
+/* ------------------------------------------------------------------ bench */
+
+typedef struct sl_bench_alloc_result {
+	double ops_per_sec;        /* alloc+free pairs per second */
+	double ns_per_op;
+	uint64_t pairs;
+	uint64_t failures;
+	double fill;               /* achieved fill fraction at the end */
+	double fill_seconds;
+} sl_bench_alloc_result;
+
+/* Fills a device of `slots` slots to `fill` with order-`order` allocations,
+ * then runs `pairs` free+alloc pairs. Returns 0 or -1 with a message. */
+int sl_bench_alloc(const sl_policy *pol, uint64_t slots, int order, double fill,
+		   uint64_t pairs, uint64_t seed, sl_bench_alloc_result *out,
+		   char *msg, size_t len);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * swaplab/types.h - the swap device model: glossary, invariants, data layout.
+ *
+ * Glossary
+ *   slot     One 4 KiB unit of a swap device, named by its offset. Offset 0 is
+ *            the swap header and is never allocated.
+ *   cluster  512 naturally aligned slots (2 MiB of swap, SWAPFILE_CLUSTER in
+ *            the kernel). Cluster c holds slots [c*512, c*512+512).
+ *   order    log2 of a folio's size in pages: 0 (4 KiB) .. 9 (2 MiB, PMD).
+ *            An order-k allocation is 2^k slots, naturally aligned, inside
+ *            one cluster.
+ *   count    A cluster's number of non-free slots: allocated, cache-only and
+ *            bad slots (the header and the padding past the device end
+ *            included).
+ *   list     Every cluster sits on at most one list: free, nonfull[order],
+ *            frag[order], full or discard. Its flag names that list; NONE
+ *            means it is isolated (taken off by an allocator).
+ *   cursor   A per-CPU, per-order slot offset where the next allocation of
+ *            that order continues (0 = none; slot 0 is the header).
+ *   device   One swap area: the slot map, the cluster array, the lists, the
+ *            cursors and counters.
+ *
+ * Slot map bytes follow the kernel's swap_map encoding (<= swap table
+ * phase II): 0 free, 1..0x3e a swap count, 0x3f bad, 0x40 "has cache"
+ * (0x40 alone = cache-only: no reference but still pinned).
+ *
+ * Invariants (checked by sl_device_check(), tagged in check.c):
+ *   I1  a cluster is on a list  <=>  its flag != NONE, and it is on the list
+ *       its flag (and, for nonfull/frag, its order) names.
+ *   I2  cluster.count == number of non-free slots in the cluster.
+ *   I3  sum of list lengths + isolated clusters == nr_clusters; every list's
+ *       recorded length equals its real length.
+ *   I4  inuse_pages == sum over clusters of count minus bad slots.
+ *   I5  a free cluster (count 0) has order 0; a full cluster has count 512.
+ *   I6  (debug shadow on) every live allocation of order k starts at a
+ *       multiple of 2^k, lies inside one cluster, and - for policies that
+ *       dedicate clusters to orders - lies in a cluster of order k, or k == 0.
+ *   I7  no slot is owned by two live allocations.
+ */
+#ifndef SWAPLAB_TYPES_H
+#define SWAPLAB_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SL_CLUSTER_SHIFT 9
+#define SL_CLUSTER 512u             /* SWAPFILE_CLUSTER with CONFIG_THP_SWAP */
+#define SL_NR_ORDERS 10             /* SWAP_NR_ORDERS: orders 0..9 */
+#define SL_PMD_ORDER 9
+#define SL_PAGE_SIZE 4096u
+#define SL_MAX_CPUS 256
+
+/* swap_map byte values */
+#define SL_SLOT_FREE 0x00
+#define SL_SLOT_MAX 0x3e            /* SWAP_MAP_MAX */
+#define SL_SLOT_BAD 0x3f            /* SWAP_MAP_BAD */
+#define SL_SLOT_CACHE 0x40          /* SWAP_HAS_CACHE */
+
+/* Cluster flags, in the 6.14+ enum order: flags <= SL_CF_USABLE may be
+ * allocated from. Older generations use the same values for their lists. */
+enum sl_cflag {
+	SL_CF_NONE = 0,     /* isolated: on no list */
+	SL_CF_FREE,
+	SL_CF_NONFULL,
+	SL_CF_FRAG,
+	SL_CF_FULL,
+	SL_CF_DISCARD,
+};
+#define SL_CF_USABLE SL_CF_FRAG
+
+/* List ids. nonfull and frag are per order. */
+enum {
+	SL_LIST_FREE = 0,
+	SL_LIST_NONFULL0 = 1,                        /* + order */
+	SL_LIST_FRAG0 = 1 + SL_NR_ORDERS,            /* + order */
+	SL_LIST_FULL = 1 + 2 * SL_NR_ORDERS,
+	SL_LIST_DISCARD,
+	SL_NR_LISTS
+};
+#define SL_LIST_NONFULL(o) (SL_LIST_NONFULL0 + (o))
+#define SL_LIST_FRAG(o) (SL_LIST_FRAG0 + (o))
+
+/* One cluster (struct swap_cluster_info) plus its list links. List heads are
+ * extra entries of the same array, past the last cluster, so links are plain
+ * indices. 12 bytes. */
+typedef struct sl_cluster {
+	uint16_t count;
+	uint8_t flags;
+	uint8_t order;
+	uint32_t prev, next;
+} sl_cluster;
+
+/* Device properties (the kernel's si->flags that steer allocation). */
+enum {
+	SL_DEV_BLKDEV = 1u << 0,      /* SWP_BLKDEV: a block device, not a file */
+	SL_DEV_SOLIDSTATE = 1u << 1,  /* non-rotational */
+	SL_DEV_DISCARD = 1u << 2,     /* SWP_PAGE_DISCARD */
+	SL_DEV_SYNCIO = 1u << 3,      /* SWP_SYNCHRONOUS_IO (zram) */
+};
+#define SL_DEV_ZRAM (SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_SYNCIO)
+
+/* Allocator-side counters of one device. */
+typedef struct sl_dev_stats {
+	uint64_t alloc_ok[SL_NR_ORDERS];
+	uint64_t alloc_fail[SL_NR_ORDERS];
+	uint64_t alloc_fast[SL_NR_ORDERS];   /* served by the per-CPU cursor */
+	uint64_t alloc_steal;                /* order-0 taken from a higher-order cluster */
+	uint64_t freed_slots;
+	uint64_t full_reclaim_scans;
+} sl_dev_stats;
+
+struct sl_policy;
+
+typedef struct sl_device {
+	uint64_t max;             /* si->max: slots [0, max) exist */
+	uint64_t pages;           /* usable slots: max - 1 - bad */
+	uint64_t inuse_pages;     /* allocated + cache-only slots */
+	uint32_t nr_clusters;     /* ceil(max / 512) */
+	unsigned flags;           /* SL_DEV_* */
+	int nr_cpus;
+	uint8_t *map;             /* nr_clusters * 512 bytes; padding is BAD */
+	sl_cluster *ci;           /* nr_clusters clusters, then SL_NR_LISTS heads */
+	uint32_t list_len[SL_NR_LISTS];
+	uint64_t *cursor;         /* [cpu * SL_NR_ORDERS + order], 0 = none */
+	sl_dev_stats st;
+	const struct sl_policy *pol;
+	void *pstate;             /* the policy's own state */
+	uint8_t *shadow;          /* debug: order+1 at an allocation's first
+				   slot, SL_SHADOW_TAIL on its other slots */
+	uint64_t shadow_errors;   /* I7 violations seen at allocation time */
+	uint64_t nr_bad;          /* header, bad and padding slots */
+} sl_device;
+
+#define SL_SHADOW_TAIL 0x80
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * registry.c - every policy, by name. The CLI, the Python binding and the
+ * tests iterate this table: adding a policy is one line here.
+ */
+#include <string.h>
+#include "swaplab/policy.h"
+
+extern const sl_policy sl_policy_v6_18;
+
+const sl_policy *const sl_policies[] = {
+	&sl_policy_v6_18,
+	NULL,
+};
+
+const sl_policy *sl_policy_find(const char *name)
+{
+	for (int i = 0; sl_policies[i]; i++)
+		if (!strcmp(sl_policies[i]->name, name))
+			return sl_policies[i];
+	return NULL;
+}

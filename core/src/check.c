@@ -1,0 +1,133 @@
+/*
+ * check.c - the device invariants of types.h, one function each, tagged.
+ *
+ * sl_device_check() is O(slots): tests call it after operations; the CLI
+ * calls it after every iteration with --check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+
+#define FAIL(...) do { snprintf(msg, len, __VA_ARGS__); return -1; } while (0)
+
+/* I1, I3: walk every list; each member's flag and order name that list,
+ * lengths match, and every cluster not on a list is NONE. */
+static int check_lists(const sl_device *d, char *msg, size_t len)
+{
+	uint8_t *seen = calloc(d->nr_clusters, 1);
+	uint64_t on_lists = 0;
+
+	if (!seen)
+		FAIL("out of memory in the checker");
+	for (int l = 0; l < SL_NR_LISTS; l++) {
+		uint32_t h = sli_head(d, l), n = 0, prev = h;
+		for (uint32_t c = d->ci[h].next; c != h; prev = c, c = d->ci[c].next) {
+			if (c >= d->nr_clusters || n > d->nr_clusters || seen[c] ||
+			    d->ci[c].prev != prev) {
+				free(seen);
+				FAIL("I1: list %d is corrupt at cluster %u", l, c);
+			}
+			if (sli_list_of(&d->ci[c]) != l) {
+				free(seen);
+				FAIL("I1: cluster %u (flags %u order %u) is on list %d", c,
+				     d->ci[c].flags, d->ci[c].order, l);
+			}
+			seen[c] = 1;
+			n++;
+		}
+		if (n != d->list_len[l]) {
+			free(seen);
+			FAIL("I3: list %d holds %u clusters but records %u", l, n, d->list_len[l]);
+		}
+		on_lists += n;
+	}
+	for (uint32_t c = 0; c < d->nr_clusters; c++) {
+		if (!seen[c] && d->ci[c].flags != SL_CF_NONE) {
+			free(seen);
+			FAIL("I1: cluster %u has flags %u but is on no list", c, d->ci[c].flags);
+		}
+	}
+	free(seen);
+	(void)on_lists;
+	return 0;
+}
+
+/* I2, I4, I5: counts against the slot map. */
+static int check_counts(const sl_device *d, char *msg, size_t len)
+{
+	uint64_t inuse = 0, bad = 0;
+
+	for (uint32_t c = 0; c < d->nr_clusters; c++) {
+		const uint8_t *m = d->map + sli_cluster_offset(c);
+		unsigned n = 0;
+		for (unsigned i = 0; i < SL_CLUSTER; i++) {
+			if (m[i] == SL_SLOT_BAD)
+				bad++;
+			else if (m[i])
+				inuse++;
+			n += m[i] != 0;
+		}
+		const sl_cluster *ci = &d->ci[c];
+		if (ci->count != n)
+			FAIL("I2: cluster %u count %u but %u slots are not free", c, ci->count, n);
+		if (ci->flags == SL_CF_FREE && (n || ci->order))
+			FAIL("I5: free cluster %u has count %u order %u", c, n, ci->order);
+		if (ci->flags == SL_CF_FULL && n != SL_CLUSTER)
+			FAIL("I5: full cluster %u has count %u", c, n);
+		if ((ci->flags == SL_CF_NONFULL || ci->flags == SL_CF_FRAG) &&
+		    (n == 0 || n == SL_CLUSTER))
+			FAIL("I5: cluster %u on a partial list has count %u", c, n);
+	}
+	if (bad != d->nr_bad)
+		FAIL("I4: %llu bad slots, %llu recorded", (unsigned long long)bad,
+		     (unsigned long long)d->nr_bad);
+	if (inuse != d->inuse_pages)
+		FAIL("I4: %llu slots in use, inuse_pages says %llu", (unsigned long long)inuse,
+		     (unsigned long long)d->inuse_pages);
+	return 0;
+}
+
+/* I6, I7: the allocation shadow. */
+static int check_shadow(const sl_device *d, char *msg, size_t len)
+{
+	uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+	int ordered = d->pol->props & SL_POL_ORDERED_CLUSTERS;
+
+	if (d->shadow_errors)
+		FAIL("I7: %llu slots were allocated while already owned",
+		     (unsigned long long)d->shadow_errors);
+	for (uint64_t s = 0; s < slots; s++) {
+		uint8_t sh = d->shadow[s], m = d->map[s];
+		int owned = m && m != SL_SLOT_BAD && m != SL_SLOT_CACHE;
+		if (owned != (sh != 0))
+			FAIL("I7: slot %llu map 0x%02x shadow 0x%02x disagree",
+			     (unsigned long long)s, m, sh);
+		if (!sh || sh == SL_SHADOW_TAIL)
+			continue;
+		int order = sh - 1;
+		uint64_t nr = UINT64_C(1) << order;
+		if (s & (nr - 1))
+			FAIL("I6: order-%d allocation at slot %llu is not aligned", order,
+			     (unsigned long long)s);
+		if ((s & (SL_CLUSTER - 1)) + nr > SL_CLUSTER)
+			FAIL("I6: order-%d allocation at slot %llu crosses a cluster", order,
+			     (unsigned long long)s);
+		const sl_cluster *ci = &d->ci[sli_cluster_of(s)];
+		if (ordered && order > 0 && ci->order != order)
+			FAIL("I6: order-%d allocation at slot %llu in a cluster of order %u", order,
+			     (unsigned long long)s, ci->order);
+	}
+	return 0;
+}
+
+int sl_device_check(const sl_device *d, char *msg, size_t len)
+{
+	if (check_lists(d, msg, len) || check_counts(d, msg, len))
+		return -1;
+	if (d->shadow && check_shadow(d, msg, len))
+		return -1;
+	if (d->pol->check)
+		return d->pol->check(d, msg, len);
+	return 0;
+}

@@ -1,0 +1,205 @@
+/*
+ * device.c - the swap device: creation (swapon), slot ownership, the
+ * folio_alloc_swap() / swap_entries_put_map() entry points.
+ *
+ * The device is policy-neutral: it marks the header and the padding slots,
+ * builds empty lists and hands the device to the policy's init, which puts
+ * the clusters on their first lists (setup_clusters() in the kernel).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+
+sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
+			    const sl_policy *pol, int debug, char *msg, size_t len)
+{
+	if (max < SL_CLUSTER) {
+		snprintf(msg, len, "swap device of %llu slots is smaller than one cluster (%u slots)",
+			 (unsigned long long)max, SL_CLUSTER);
+		return NULL;
+	}
+	if (max > (UINT64_C(1) << 40)) {
+		snprintf(msg, len, "swap device of %llu slots is larger than the model supports (2^40)",
+			 (unsigned long long)max);
+		return NULL;
+	}
+	if (nr_cpus < 1 || nr_cpus > SL_MAX_CPUS) {
+		snprintf(msg, len, "cpu count %d is outside 1..%d", nr_cpus, SL_MAX_CPUS);
+		return NULL;
+	}
+	sl_device *d = calloc(1, sizeof(*d));
+	if (!d)
+		goto oom;
+	d->max = max;
+	d->flags = flags;
+	d->nr_cpus = nr_cpus;
+	d->pol = pol;
+	d->nr_clusters = (uint32_t)((max + SL_CLUSTER - 1) / SL_CLUSTER);
+	uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+	d->map = calloc(slots, 1);
+	d->ci = calloc((size_t)d->nr_clusters + SL_NR_LISTS, sizeof(sl_cluster));
+	d->cursor = calloc((size_t)nr_cpus * SL_NR_ORDERS, sizeof(uint64_t));
+	if (debug)
+		d->shadow = calloc(slots, 1);
+	if (!d->map || !d->ci || !d->cursor || (debug && !d->shadow))
+		goto oom;
+	for (uint32_t c = 0; c < d->nr_clusters; c++)
+		d->ci[c].prev = d->ci[c].next = SL_NIL;
+	for (int l = 0; l < SL_NR_LISTS; l++) {
+		uint32_t h = sli_head(d, l);
+		d->ci[h].prev = d->ci[h].next = h;
+	}
+	/* The header slot and the padding past max are counted as bad. */
+	d->map[0] = SL_SLOT_BAD;
+	d->ci[0].count++;
+	for (uint64_t s = max; s < slots; s++) {
+		d->map[s] = SL_SLOT_BAD;
+		d->ci[sli_cluster_of(s)].count++;
+	}
+	d->nr_bad = 1 + (slots - max);
+	d->pages = max - 1;
+	if (pol->init && pol->init(d) != 0) {
+		snprintf(msg, len, "policy %s could not initialise the device", pol->name);
+		sl_device_destroy(d);
+		return NULL;
+	}
+	return d;
+oom:
+	snprintf(msg, len, "out of memory for a device of %llu slots", (unsigned long long)max);
+	sl_device_destroy(d);
+	return NULL;
+}
+
+void sl_device_destroy(sl_device *d)
+{
+	if (!d)
+		return;
+	if (d->pol && d->pol->fini && d->pstate)
+		d->pol->fini(d);
+	free(d->map);
+	free(d->ci);
+	free(d->cursor);
+	free(d->shadow);
+	free(d);
+}
+
+int sl_vm_swap_full(const sl_device *d)
+{
+	/* vm_swap_full(): nr_swap_pages * 2 < total_swap_pages */
+	return (d->pages - d->inuse_pages) * 2 < d->pages;
+}
+
+uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)
+{
+	if (order < 0 || order >= SL_NR_ORDERS)
+		return 0;
+	uint64_t off = d->pol->alloc(d, cpu, order);
+	if (off)
+		d->st.alloc_ok[order]++;
+	else
+		d->st.alloc_fail[order]++;
+	return off;
+}
+
+/* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster;
+ * maximal runs that reach zero go to the policy's free as one range. */
+void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+{
+	uint64_t end = off + nr;
+
+	while (off < end) {
+		uint64_t cend = sli_cluster_offset(sli_cluster_of(off)) + SL_CLUSTER;
+		if (cend > end)
+			cend = end;
+		uint64_t run = 0, run_start = 0;
+		for (uint64_t s = off; s < cend; s++) {
+			uint8_t b = d->map[s];
+			uint8_t cnt = b & 0x3f;
+			int last = (cnt == 1 && !(b & SL_SLOT_CACHE));
+			if (cnt == 0 || cnt == SL_SLOT_BAD)
+				abort(); /* put of a slot that holds no reference */
+			d->map[s] = last ? SL_SLOT_CACHE : (uint8_t)(b - 1);
+			if (last) {
+				if (d->shadow)
+					d->shadow[s] = 0;
+				if (!run)
+					run_start = s;
+				run++;
+			} else if (run) {
+				d->pol->free(d, cpu, run_start, (uint32_t)run);
+				run = 0;
+			}
+		}
+		if (run)
+			d->pol->free(d, cpu, run_start, (uint32_t)run);
+		off = cend;
+	}
+}
+
+void sli_alloc_range(sl_device *d, uint64_t off, int order)
+{
+	uint32_t nr = 1u << order;
+	sl_cluster *ci = &d->ci[sli_cluster_of(off)];
+
+	if (ci->count == 0)
+		ci->order = (uint8_t)order;
+	memset(d->map + off, 1, nr);
+	ci->count = (uint16_t)(ci->count + nr);
+	d->inuse_pages += nr;
+	if (d->shadow) {
+		for (uint32_t i = 0; i < nr; i++)
+			if (d->shadow[off + i])
+				d->shadow_errors++;
+		d->shadow[off] = (uint8_t)(order + 1);
+		if (nr > 1)
+			memset(d->shadow + off + 1, SL_SHADOW_TAIL, nr - 1);
+	}
+}
+
+void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n)
+{
+	memset(d->map + off, SL_SLOT_CACHE, n);
+	d->ci[sli_cluster_of(off)].count = (uint16_t)(d->ci[sli_cluster_of(off)].count + n);
+	d->inuse_pages += n;
+}
+
+void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
+{
+	sl_cluster *ci = &d->ci[sli_cluster_of(off)];
+
+	memset(d->map + off, SL_SLOT_FREE, nr);
+	if (d->shadow)
+		memset(d->shadow + off, 0, nr);
+	ci->count = (uint16_t)(ci->count - nr);
+	d->inuse_pages -= nr;
+	d->st.freed_slots += nr;
+}
+
+int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)
+{
+	const uint8_t *p = d->map + off;
+
+	if (nr < 8) {
+		for (uint32_t i = 0; i < nr; i++)
+			if (p[i])
+				return 0;
+		return 1;
+	}
+	for (uint32_t i = 0; i < nr; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (w)
+			return 0;
+	}
+	return 1;
+}
+
+uint64_t sli_find_free(const sl_device *d, uint64_t from, uint64_t to)
+{
+	if (from >= to)
+		return to;
+	const uint8_t *p = memchr(d->map + from, 0, to - from);
+	return p ? (uint64_t)(p - d->map) : to;
+}

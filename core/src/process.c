@@ -1,0 +1,513 @@
+/*
+ * process.c - the process side: what turns a workload into allocations and
+ * frees, in the order the kernel makes them (spec/workloads.md, rules 1-7;
+ * the confirmed and corrected rules are in docs/kernel-findings.md).
+ *
+ * A process has regions (one VMA each, starting 2 MiB aligned), a PTE per
+ * page and the folios its PTEs map. PTE encoding:
+ *   0                      none
+ *   PTE_SWAP | offset      swap entry (the device's slot)
+ *   PTE_PRESENT | folio id resident page of that folio
+ * Each region keeps a PMD state per 2 MiB: no page table, a page table, or
+ * a PMD-mapped THP, because a PMD-size fault needs an empty PMD.
+ *
+ * Kernel functions modelled (6.18): do_anonymous_page/alloc_anon_folio,
+ * do_huge_pmd_anonymous_page, do_swap_page/alloc_swap_folio/can_swapin_thp,
+ * zap_pte_range (MADV_DONTNEED), madvise_cold_or_pageout_pte_range +
+ * reclaim_pages + shrink_folio_list (MADV_PAGEOUT).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "swaplab/swaplab.h"
+
+#define PTE_SWAP (UINT64_C(1) << 63)
+#define PTE_PRESENT (UINT64_C(1) << 62)
+#define PTE_VAL_MASK ((UINT64_C(1) << 62) - 1)
+#define PMD_PAGES 512u
+
+enum { PMD_NONE = 0, PMD_TABLE = 1, PMD_HUGE = 2 };
+
+typedef struct folio {
+	uint32_t head;     /* page index of the first page in its region */
+	uint32_t mapped;   /* PTEs (or the PMD) still mapping it */
+	uint8_t region;
+	uint8_t order;
+	uint8_t live;
+	uint8_t queued;    /* on the reclaim list of the current MADV_PAGEOUT step */
+} folio;
+
+typedef struct region {
+	sl_region_spec spec;
+	uint64_t *pte;
+	uint8_t *pmd;
+} region;
+
+struct sl_proc {
+	sl_device *d;
+	int cpu;
+	unsigned mthp;
+	int swapin_mode;
+	int nreg;
+	region reg[SL_MAX_REGIONS];
+	folio *f;                  /* f[0] unused: id 0 means none */
+	uint32_t nf, fcap;
+	uint32_t *freeid;
+	uint32_t nfree;
+	uint32_t *queue;           /* reclaim list of one PMD step */
+	uint32_t qcap;
+	sl_proc_stats st;
+};
+
+static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
+static int is_present(uint64_t pte) { return (pte & PTE_PRESENT) != 0; }
+static uint64_t pte_val(uint64_t pte) { return pte & PTE_VAL_MASK; }
+
+sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mode,
+			const sl_region_spec *reg, int nreg)
+{
+	sl_proc *p = calloc(1, sizeof(*p));
+	uint64_t total = 0;
+
+	if (!p)
+		return NULL;
+	p->d = d;
+	p->cpu = cpu;
+	p->mthp = mthp_mask;
+	p->swapin_mode = swapin_mode;
+	p->nreg = nreg;
+	for (int r = 0; r < nreg; r++) {
+		p->reg[r].spec = reg[r];
+		p->reg[r].pte = calloc(reg[r].npages, sizeof(uint64_t));
+		p->reg[r].pmd = calloc(reg[r].npages / PMD_PAGES + 1, 1);
+		if (!p->reg[r].pte || !p->reg[r].pmd)
+			goto fail;
+		total += reg[r].npages;
+	}
+	p->fcap = (uint32_t)total + 2;
+	p->f = calloc(p->fcap, sizeof(folio));
+	p->freeid = calloc(p->fcap, sizeof(uint32_t));
+	p->qcap = PMD_PAGES;
+	p->queue = calloc(p->qcap, sizeof(uint32_t));
+	if (!p->f || !p->freeid || !p->queue)
+		goto fail;
+	p->nf = 1;
+	return p;
+fail:
+	sl_proc_destroy(p);
+	return NULL;
+}
+
+void sl_proc_destroy(sl_proc *p)
+{
+	if (!p)
+		return;
+	for (int r = 0; r < p->nreg; r++) {
+		free(p->reg[r].pte);
+		free(p->reg[r].pmd);
+	}
+	free(p->f);
+	free(p->freeid);
+	free(p->queue);
+	free(p);
+}
+
+const sl_proc_stats *sl_proc_stats_get(const sl_proc *p) { return &p->st; }
+
+/* A new folio mapped at [head, head + 2^order) of region r. Every page of a
+ * region has at most one folio, so ids never run out. */
+static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
+{
+	uint32_t id = p->nfree ? p->freeid[--p->nfree] : p->nf++;
+	uint32_t nr = 1u << order;
+	region *rg = &p->reg[r];
+
+	p->f[id] = (folio){ .head = head, .mapped = nr, .region = (uint8_t)r,
+			    .order = (uint8_t)order, .live = 1 };
+	for (uint32_t j = 0; j < nr; j++)
+		rg->pte[head + j] = PTE_PRESENT | id;
+	rg->pmd[head / PMD_PAGES] = order == SL_PMD_ORDER ? PMD_HUGE : PMD_TABLE;
+	return id;
+}
+
+static void folio_release(sl_proc *p, uint32_t id)
+{
+	p->f[id].live = 0;
+	p->freeid[p->nfree++] = id;
+}
+
+/* split_folio(): every still-mapped page becomes an order-0 folio; pages no
+ * longer mapped are freed. The head keeps the id when it is mapped. */
+static void folio_split(sl_proc *p, uint32_t id)
+{
+	folio f = p->f[id];
+	region *rg = &p->reg[f.region];
+	uint32_t nr = 1u << f.order;
+	int head_kept = 0;
+
+	for (uint32_t j = 0; j < nr; j++) {
+		uint32_t pg = f.head + j;
+		if (rg->pte[pg] != (PTE_PRESENT | id))
+			continue;
+		if (j == 0) {
+			p->f[id].order = 0;
+			p->f[id].mapped = 1;
+			head_kept = 1;
+		} else {
+			folio_map_new(p, f.region, pg, 0);
+		}
+	}
+	if (!head_kept)
+		folio_release(p, id);
+	if (f.order == SL_PMD_ORDER)
+		rg->pmd[f.head / PMD_PAGES] = PMD_TABLE;
+}
+
+static int range_none(const region *rg, uint32_t a, uint32_t nr)
+{
+	for (uint32_t j = 0; j < nr; j++)
+		if (rg->pte[a + j])
+			return 0;
+	return 1;
+}
+
+/* do_anonymous_page() + alloc_anon_folio() - 6.18: a PMD THP when the PMD is
+ * empty and 2 MiB is enabled; else the largest enabled mTHP order whose
+ * aligned range lies in the VMA with every PTE none; else order 0. */
+static void fault_anon(sl_proc *p, int r, uint32_t pg)
+{
+	region *rg = &p->reg[r];
+	int order = 0;
+
+	if (!(rg->spec.vmflags & SL_VMA_NOHUGEPAGE) && p->mthp) {
+		uint32_t pmd = pg / PMD_PAGES;
+		if ((p->mthp & (1u << SL_PMD_ORDER)) && rg->pmd[pmd] == PMD_NONE &&
+		    (uint64_t)(pmd + 1) * PMD_PAGES <= rg->spec.npages) {
+			order = SL_PMD_ORDER;
+		} else {
+			for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
+				uint32_t nr = 1u << k, a = pg & ~(nr - 1);
+				if ((p->mthp & (1u << k)) && a + nr <= rg->spec.npages &&
+				    range_none(rg, a, nr)) {
+					order = k;
+					break;
+				}
+			}
+		}
+	}
+	uint32_t nr = 1u << order;
+	folio_map_new(p, r, pg & ~(nr - 1), order);
+	p->st.faults_anon[order]++;
+}
+
+/* can_swapin_thp() - 6.18: the aligned range's PTEs are swap entries with
+ * consecutive offsets, ending where the faulting entry says. */
+static int can_swapin_thp(const region *rg, uint32_t a, uint32_t nr, uint64_t base)
+{
+	for (uint32_t j = 0; j < nr; j++)
+		if (rg->pte[a + j] != (PTE_SWAP | (base + j)))
+			return 0;
+	return 1;
+}
+
+/* do_swap_page() - 6.18 on a synchronous-I/O device with swap count 1: the
+ * swap cache is bypassed, alloc_swap_folio() picks the largest enabled order
+ * below PMD whose range can be swapped in whole (offset and address agree
+ * modulo the size), and the slots are freed at once. */
+static void fault_swap(sl_proc *p, int r, uint32_t pg)
+{
+	region *rg = &p->reg[r];
+	uint64_t off = pte_val(rg->pte[pg]);
+
+	if (p->swapin_mode == SL_SWAPIN_LARGE && (p->d->flags & SL_DEV_SYNCIO) &&
+	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
+		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
+			uint32_t nr = 1u << k, a = pg & ~(nr - 1);
+			if (!(p->mthp & (1u << k)) || (off & (nr - 1)) != (pg & (nr - 1)) ||
+			    a + nr > rg->spec.npages)
+				continue;
+			uint64_t base = off - (pg - a);
+			if (!can_swapin_thp(rg, a, nr, base))
+				continue;
+			folio_map_new(p, r, a, k);
+			sl_swap_put(p->d, p->cpu, base, nr);
+			p->st.swpin[k]++;
+			return;
+		}
+	}
+	folio_map_new(p, r, pg, 0);
+	sl_swap_put(p->d, p->cpu, off, 1);
+	p->st.swpin[0]++;
+}
+
+void sl_proc_touch(sl_proc *p, int r, uint64_t first, uint64_t n)
+{
+	region *rg = &p->reg[r];
+
+	for (uint64_t i = first; i < first + n; i++) {
+		uint64_t pte = rg->pte[i];
+		if (!pte)
+			fault_anon(p, r, (uint32_t)i);
+		else if (is_swap(pte))
+			fault_swap(p, r, (uint32_t)i);
+	}
+}
+
+/* Unmaps one present page; the folio goes when its last page does. */
+static void unmap_page(sl_proc *p, region *rg, uint32_t pg)
+{
+	uint32_t id = (uint32_t)pte_val(rg->pte[pg]);
+
+	rg->pte[pg] = 0;
+	if (--p->f[id].mapped == 0)
+		folio_release(p, id);
+}
+
+/* zap_pte_range() for MADV_DONTNEED - 6.18: pages in address order; runs of
+ * swap entries with consecutive offsets (swap_pte_batch(), inside one page
+ * table) are put as one range (free_swap_and_cache_nr()). A PMD-mapped THP
+ * is dropped whole when the range covers it, else its PMD is split. */
+void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
+{
+	region *rg = &p->reg[r];
+	uint64_t end = first + n;
+
+	for (uint64_t i = first; i < end;) {
+		uint32_t pmd = (uint32_t)(i / PMD_PAGES);
+		uint64_t pmd_start = (uint64_t)pmd * PMD_PAGES, pmd_end = pmd_start + PMD_PAGES;
+		if (rg->pmd[pmd] == PMD_HUGE) {
+			if (i == pmd_start && end >= pmd_end) {
+				uint32_t id = (uint32_t)pte_val(rg->pte[i]);
+				for (uint64_t j = pmd_start; j < pmd_end; j++)
+					rg->pte[j] = 0;
+				folio_release(p, id);
+				rg->pmd[pmd] = PMD_NONE;
+				i = pmd_end;
+				continue;
+			}
+			rg->pmd[pmd] = PMD_TABLE; /* __split_huge_pmd(): now PTE-mapped */
+		}
+		uint64_t stop = end < pmd_end ? end : pmd_end;
+		while (i < stop) {
+			uint64_t pte = rg->pte[i];
+			if (is_present(pte)) {
+				unmap_page(p, rg, (uint32_t)i++);
+			} else if (is_swap(pte)) {
+				uint64_t base = pte_val(pte), nr = 1;
+				while (i + nr < stop && rg->pte[i + nr] == (PTE_SWAP | (base + nr)))
+					nr++;
+				for (uint64_t j = 0; j < nr; j++)
+					rg->pte[i + j] = 0;
+				sl_swap_put(p->d, p->cpu, base, nr);
+				i += nr;
+			} else {
+				i++;
+			}
+		}
+	}
+}
+
+/* Writes a folio to the slots at off: its PTEs become swap entries. */
+static void swap_out(sl_proc *p, uint32_t id, uint64_t off)
+{
+	folio *f = &p->f[id];
+	region *rg = &p->reg[f->region];
+	uint32_t nr = 1u << f->order;
+
+	for (uint32_t j = 0; j < nr; j++)
+		rg->pte[f->head + j] = PTE_SWAP | (off + j);
+	if (f->order == SL_PMD_ORDER)
+		rg->pmd[f->head / PMD_PAGES] = PMD_TABLE; /* unmapping splits the PMD */
+	p->st.swpout[f->order]++;
+	folio_release(p, id);
+}
+
+/* One order-0 folio through shrink_folio_list(): a slot, or it stays
+ * resident (activate_locked). */
+static void reclaim_order0(sl_proc *p, uint32_t id)
+{
+	uint64_t off = sl_swap_alloc(p->d, p->cpu, 0);
+
+	p->f[id].queued = 0;
+	if (off)
+		swap_out(p, id, off);
+	else
+		p->st.alloc_fail0++;
+}
+
+/* shrink_folio_list() - 6.18, for one folio taken off the list: allocate
+ * swap for its order; a large folio that gets none is split to order 0
+ * (swpout_fallback for its size), the head retried at order 0, then the
+ * split-off pages, in descending address order, before the next folio. */
+static void reclaim_folio(sl_proc *p, uint32_t id)
+{
+	folio *f = &p->f[id];
+	int order = f->order;
+
+	if (order == 0) {
+		reclaim_order0(p, id);
+		return;
+	}
+	uint64_t off = sl_swap_alloc(p->d, p->cpu, order);
+	if (off) {
+		f->queued = 0;
+		swap_out(p, id, off);
+		return;
+	}
+	uint32_t head = f->head, nr = 1u << order;
+	region *rg = &p->reg[f->region];
+	p->st.swpout_fallback[order]++;
+	folio_split(p, id);
+	reclaim_order0(p, id);
+	for (uint32_t j = nr - 1; j >= 1; j--)
+		reclaim_order0(p, (uint32_t)pte_val(rg->pte[head + j]));
+}
+
+static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
+{
+	p->f[id].queued = 1;
+	p->queue[(*nq)++] = id;
+}
+
+/* madvise_cold_or_pageout_pte_range() for one PMD's part [s, e) of the
+ * range, then reclaim_pages() on what it isolated (address order). A large
+ * folio not wholly mapped inside [s, e) is split first and its pages are
+ * taken one by one. */
+static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
+{
+	region *rg = &p->reg[r];
+	uint32_t pmd = (uint32_t)(s / PMD_PAGES), nq = 0;
+
+	if (rg->pmd[pmd] == PMD_HUGE) {
+		uint32_t id = (uint32_t)pte_val(rg->pte[(uint64_t)pmd * PMD_PAGES]);
+		if (s == (uint64_t)pmd * PMD_PAGES && e == s + PMD_PAGES) {
+			queue_folio(p, &nq, id);
+			goto reclaim;
+		}
+		folio_split(p, id);
+		p->st.splits++;
+	}
+	for (uint64_t i = s; i < e; i++) {
+		uint64_t pte = rg->pte[i];
+		if (!is_present(pte))
+			continue;
+		uint32_t id = (uint32_t)pte_val(pte);
+		folio *f = &p->f[id];
+		if (f->queued)
+			continue;
+		if (f->order) {
+			uint32_t nr = 1u << f->order;
+			if (f->mapped != nr || f->head < s || f->head + nr > e) {
+				folio_split(p, id);
+				p->st.splits++;
+				id = (uint32_t)pte_val(rg->pte[i]);
+			}
+		}
+		queue_folio(p, &nq, id);
+	}
+reclaim:
+	for (uint32_t q = 0; q < nq; q++)
+		reclaim_folio(p, p->queue[q]);
+}
+
+void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
+{
+	uint64_t end = first + n;
+
+	for (uint64_t s = first; s < end;) {
+		uint64_t e = (s / PMD_PAGES + 1) * PMD_PAGES;
+		if (e > end)
+			e = end;
+		pageout_pmd(p, r, s, e);
+		s = e;
+	}
+}
+
+uint64_t sl_proc_npages(const sl_proc *p)
+{
+	uint64_t n = 0;
+	for (int r = 0; r < p->nreg; r++)
+		n += p->reg[r].spec.npages;
+	return n;
+}
+
+void sl_proc_layout(const sl_proc *p, uint64_t *out)
+{
+	for (int r = 0; r < p->nreg; r++) {
+		const region *rg = &p->reg[r];
+		for (uint64_t i = 0; i < rg->spec.npages; i++)
+			*out++ = is_swap(rg->pte[i]) ? pte_val(rg->pte[i]) : SL_NOT_SWAPPED;
+	}
+}
+
+uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (uint64_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++) {
+			h ^= (layout[i] >> (8 * b)) & 0xff;
+			h *= UINT64_C(0x100000001b3);
+		}
+	return h;
+}
+
+/* Every swap PTE holds one reference to its slot and every reference
+ * belongs to a PTE (one process owns the device); every live folio's
+ * mapped count equals the PTEs that map it. */
+int sl_proc_check(const sl_proc *p, char *msg, size_t len)
+{
+	const sl_device *d = p->d;
+	uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+	uint8_t *refs = calloc(slots, 1);
+	uint32_t *maps = calloc(p->nf, sizeof(uint32_t));
+	int rc = 0;
+
+	if (!refs || !maps) {
+		snprintf(msg, len, "out of memory in the checker");
+		rc = -1;
+		goto out;
+	}
+	for (int r = 0; r < p->nreg && !rc; r++) {
+		const region *rg = &p->reg[r];
+		for (uint64_t i = 0; i < rg->spec.npages; i++) {
+			uint64_t pte = rg->pte[i];
+			if (is_swap(pte)) {
+				if (pte_val(pte) >= slots || refs[pte_val(pte)]++ == 0xff) {
+					snprintf(msg, len, "P1: region %d page %llu has bad swap entry %llu", r,
+						 (unsigned long long)i, (unsigned long long)pte_val(pte));
+					rc = -1;
+					break;
+				}
+			} else if (is_present(pte)) {
+				uint32_t id = (uint32_t)pte_val(pte);
+				if (id >= p->nf || !p->f[id].live) {
+					snprintf(msg, len, "P2: region %d page %llu maps dead folio %u", r,
+						 (unsigned long long)i, id);
+					rc = -1;
+					break;
+				}
+				maps[id]++;
+			}
+		}
+	}
+	for (uint64_t s = 0; s < slots && !rc; s++) {
+		uint8_t m = d->map[s];
+		unsigned cnt = (m == SL_SLOT_BAD) ? 0 : (m & 0x3f);
+		if (cnt != refs[s]) {
+			snprintf(msg, len, "P1: slot %llu has count %u but %u swap PTEs",
+				 (unsigned long long)s, cnt, refs[s]);
+			rc = -1;
+		}
+	}
+	for (uint32_t id = 1; id < p->nf && !rc; id++) {
+		if (p->f[id].live && p->f[id].mapped != maps[id]) {
+			snprintf(msg, len, "P2: folio %u records %u mappings, PTEs show %u", id,
+				 p->f[id].mapped, maps[id]);
+			rc = -1;
+		}
+	}
+out:
+	free(refs);
+	free(maps);
+	return rc;
+}

@@ -1,0 +1,142 @@
+/*
+ * run.c - one workload through the process model and a device: per
+ * iteration the per-size counters and the layout hash; the final layout.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <time.h>
+#include "swaplab/swaplab.h"
+
+typedef struct run_ctx {
+	sl_device *d;
+	sl_proc *p;
+	sl_run_result *res;
+	int check_every;
+	sl_proc_stats base;        /* counters at the start of the iteration */
+	uint64_t fail0_base;
+	uint64_t *layout;
+	int it;
+	char *msg;
+	size_t len;
+} run_ctx;
+
+static int run_check(run_ctx *c)
+{
+	char m[256];
+
+	c->res->checks++;
+	if (sl_device_check(c->d, m, sizeof(m)) || sl_proc_check(c->p, m, sizeof(m))) {
+		snprintf(c->msg, c->len, "invariant broken in iteration %d: %s", c->it, m);
+		return -1;
+	}
+	return 0;
+}
+
+static void iter_end(run_ctx *c)
+{
+	const sl_proc_stats *st = sl_proc_stats_get(c->p);
+	sl_iter_result *ir = &c->res->iter[c->it - 1];
+
+	for (int o = 0; o < SL_NR_ORDERS; o++) {
+		ir->swpout[o] = st->swpout[o] - c->base.swpout[o];
+		ir->swpout_fallback[o] = st->swpout_fallback[o] - c->base.swpout_fallback[o];
+		ir->swpin[o] = st->swpin[o] - c->base.swpin[o];
+	}
+	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;
+	sl_proc_layout(c->p, c->layout);
+	ir->layout_hash = sl_layout_hash(c->layout, c->res->npages);
+	ir->inuse_pages = c->d->inuse_pages;
+	c->base = *st;
+}
+
+static int run_op(void *ctx, const sl_op *op)
+{
+	run_ctx *c = ctx;
+
+	switch (op->kind) {
+	case SL_OP_TOUCH:
+		sl_proc_touch(c->p, op->region, op->first, op->npages);
+		break;
+	case SL_OP_DONTNEED:
+		sl_proc_dontneed(c->p, op->region, op->first, op->npages);
+		break;
+	case SL_OP_PAGEOUT:
+		sl_proc_pageout(c->p, op->region, op->first, op->npages);
+		break;
+	case SL_OP_WARMUP_END:
+		c->base = *sl_proc_stats_get(c->p);
+		c->it = 1;
+		return c->check_every ? run_check(c) : 0;
+	case SL_OP_ITER_END:
+		iter_end(c);
+		if (c->check_every && run_check(c))
+			return -1;
+		c->it++;
+		return 0;
+	default:
+		return 0;
+	}
+	if (c->check_every >= 2)
+		return run_check(c);
+	return 0;
+}
+
+int sl_policy_swapin_mode(const sl_policy *pol)
+{
+	(void)pol; /* only 6.18 exists so far; older generations swap in order 0 */
+	return SL_SWAPIN_LARGE;
+}
+
+int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
+	   sl_run_result *res, char *msg, size_t len)
+{
+	sl_region_spec reg[SL_MAX_REGIONS];
+	run_ctx c = { .res = res, .check_every = check_every, .msg = msg, .len = len };
+	struct timespec t0, t1;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (sl_wl_validate(p, msg, len))
+		return -1;
+	int nreg = sl_wl_regions(p, reg);
+	uint64_t max = p->swap_bytes / SL_PAGE_SIZE;
+	c.d = sl_device_create(max, SL_DEV_ZRAM, p->cpu + 1, pol, check_every > 0, msg, len);
+	if (!c.d)
+		return -1;
+	c.p = sl_proc_create(c.d, p->cpu, p->mthp_mask, sl_policy_swapin_mode(pol), reg, nreg);
+	res->iterations = p->iterations;
+	res->npages = c.p ? sl_proc_npages(c.p) : 0;
+	res->max_slots = max;
+	res->iter = calloc((size_t)p->iterations + 1, sizeof(sl_iter_result));
+	c.layout = calloc(res->npages + 1, sizeof(uint64_t));
+	if (!c.p || !res->iter || !c.layout) {
+		snprintf(msg, len, "out of memory for the run");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (sl_wl_play(p, run_op, &c))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	sl_proc_layout(c.p, c.layout);
+	res->layout = c.layout;
+	c.layout = NULL;
+	res->dev = c.d->st;
+	rc = 0;
+out:
+	free(c.layout);
+	sl_proc_destroy(c.p);
+	sl_device_destroy(c.d);
+	if (rc)
+		sl_run_result_free(res);
+	return rc;
+}
+
+void sl_run_result_free(sl_run_result *res)
+{
+	free(res->iter);
+	free(res->layout);
+	res->iter = NULL;
+	res->layout = NULL;
+}

@@ -1,0 +1,262 @@
+/*
+ * _core.c - the thin binding between Python and the C core: it converts
+ * arguments and results, nothing else. Hot loops stay in the core.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "swaplab/swaplab.h"
+
+static PyObject *u64_list(const uint64_t *v, int n)
+{
+	PyObject *l = PyList_New(n);
+	if (!l)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		PyList_SET_ITEM(l, i, PyLong_FromUnsignedLongLong(v[i]));
+	return l;
+}
+
+static PyObject *py_policies(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	PyObject *l = PyList_New(0);
+	for (int i = 0; l && sl_policies[i]; i++) {
+		const sl_policy *p = sl_policies[i];
+		PyObject *d = Py_BuildValue("{s:s,s:s,s:s,s:O}", "name", p->name, "summary", p->summary,
+					    "kernel", p->kernel, "ordered_clusters",
+					    (p->props & SL_POL_ORDERED_CLUSTERS) ? Py_True : Py_False);
+		if (!d || PyList_Append(l, d)) {
+			Py_XDECREF(d);
+			Py_DECREF(l);
+			return NULL;
+		}
+		Py_DECREF(d);
+	}
+	return l;
+}
+
+static PyObject *py_workloads(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	PyObject *l = PyList_New(SL_NR_WORKLOADS);
+	for (int w = 0; l && w < SL_NR_WORKLOADS; w++)
+		PyList_SET_ITEM(l, w, PyUnicode_FromString(sl_wl_name(w)));
+	return l;
+}
+
+/* Parses the workload keywords shared by run() and validate(). */
+static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int *check)
+{
+	static char *names[] = { "workload", "policy", "swap_bytes", "mthp_mask", "small_folios",
+				 "aligned_swapin", "iterations", "seed", "rng", "cpu",
+				 "region_a_bytes", "region_b_bytes", "check", NULL };
+	const char *workload = NULL, *rng = "default";
+	unsigned long long swap = 0, seed = 1, ra = 0, rb = 0;
+	unsigned int mask = 1u << 4;
+	int small = 0, aligned = 0, iters = 100, cpu = 0;
+	PyObject *empty = PyTuple_New(0);
+
+	*policy = "linux-6.18";
+	*check = 0;
+	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKi", names, &workload, policy,
+					     &swap, &mask, &small, &aligned, &iters, &seed, &rng,
+					     &cpu, &ra, &rb, check);
+	Py_DECREF(empty);
+	if (!ok)
+		return -1;
+	int w = sl_wl_lookup(workload);
+	if (w < 0) {
+		PyErr_Format(PyExc_ValueError, "unknown workload '%s'", workload);
+		return -1;
+	}
+	sl_wl_defaults(p, w);
+	if (swap)
+		p->swap_bytes = swap;
+	p->mthp_mask = mask;
+	p->small_folios = small;
+	p->aligned_swapin = aligned;
+	p->iterations = iters;
+	p->seed = seed;
+	p->cpu = cpu;
+	if (ra)
+		p->region_a_bytes = ra;
+	if (rb)
+		p->region_b_bytes = rb;
+	if (!strcmp(rng, "glibc"))
+		p->rng = SL_RNG_GLIBC;
+	else if (!strcmp(rng, "default"))
+		p->rng = SL_RNG_DEFAULT;
+	else {
+		PyErr_Format(PyExc_ValueError, "unknown rng '%s'", rng);
+		return -1;
+	}
+	char msg[256];
+	if (sl_wl_validate(p, msg, sizeof(msg))) {
+		PyErr_SetString(PyExc_ValueError, msg);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *iter_dict(const sl_iter_result *ir)
+{
+	return Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K}", "swpout", u64_list(ir->swpout, SL_NR_ORDERS),
+			     "swpout_fallback", u64_list(ir->swpout_fallback, SL_NR_ORDERS), "swpin",
+			     u64_list(ir->swpin, SL_NR_ORDERS), "alloc_fail0",
+			     (unsigned long long)ir->alloc_fail0, "layout_hash",
+			     (unsigned long long)ir->layout_hash, "inuse_pages",
+			     (unsigned long long)ir->inuse_pages);
+}
+
+static PyObject *layout_bytes(const uint64_t *v, uint64_t n)
+{
+	PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+	if (!b)
+		return NULL;
+	unsigned char *o = (unsigned char *)PyBytes_AS_STRING(b);
+	for (uint64_t i = 0; i < n; i++)
+		for (int k = 0; k < 8; k++)
+			*o++ = (unsigned char)(v[i] >> (8 * k));
+	return b;
+}
+
+static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	(void)args;
+	sl_wl_params p;
+	const char *policy;
+	int check;
+	char msg[256];
+	sl_run_result res;
+
+	if (parse_params(kw, &p, &policy, &check))
+		return NULL;
+	const sl_policy *pol = sl_policy_find(policy);
+	if (!pol)
+		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = sl_run(&p, pol, check, &res, msg, sizeof(msg));
+	Py_END_ALLOW_THREADS
+	if (rc)
+		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
+	PyObject *iters = PyList_New(res.iterations);
+	for (int i = 0; iters && i < res.iterations; i++)
+		PyList_SET_ITEM(iters, i, iter_dict(&res.iter[i]));
+	const sl_dev_stats *ds = &res.dev;
+	PyObject *dev = Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K}", "alloc_ok",
+				      u64_list(ds->alloc_ok, SL_NR_ORDERS), "alloc_fail",
+				      u64_list(ds->alloc_fail, SL_NR_ORDERS), "alloc_fast",
+				      u64_list(ds->alloc_fast, SL_NR_ORDERS), "alloc_steal",
+				      (unsigned long long)ds->alloc_steal, "freed_slots",
+				      (unsigned long long)ds->freed_slots, "full_reclaim_scans",
+				      (unsigned long long)ds->full_reclaim_scans);
+	PyObject *out = Py_BuildValue("{s:N,s:N,s:d,s:K,s:K,s:K,s:N}", "iterations", iters, "layout",
+				      layout_bytes(res.layout, res.npages), "seconds", res.seconds,
+				      "max_slots", (unsigned long long)res.max_slots, "npages",
+				      (unsigned long long)res.npages, "checks",
+				      (unsigned long long)res.checks, "device", dev);
+	sl_run_result_free(&res);
+	return out;
+}
+
+static PyObject *py_validate(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	(void)args;
+	sl_wl_params p;
+	const char *policy;
+	int check;
+
+	if (parse_params(kw, &p, &policy, &check))
+		return NULL;
+	if (!sl_policy_find(policy))
+		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+	Py_RETURN_NONE;
+}
+
+static PyObject *py_bench_alloc(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *policy;
+	unsigned long long slots, pairs, seed;
+	int order;
+	double fill;
+	char msg[256];
+	sl_bench_alloc_result r = { 0 };
+
+	if (!PyArg_ParseTuple(args, "sKidKK", &policy, &slots, &order, &fill, &pairs, &seed))
+		return NULL;
+	const sl_policy *pol = sl_policy_find(policy);
+	if (!pol)
+		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = sl_bench_alloc(pol, slots, order, fill, pairs, seed, &r, msg, sizeof(msg));
+	Py_END_ALLOW_THREADS
+	if (rc)
+		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
+	return Py_BuildValue("{s:d,s:d,s:K,s:K,s:d,s:d}", "ops_per_sec", r.ops_per_sec, "ns_per_op",
+			     r.ns_per_op, "pairs", (unsigned long long)r.pairs, "failures",
+			     (unsigned long long)r.failures, "fill", r.fill, "fill_seconds",
+			     r.fill_seconds);
+}
+
+static PyObject *py_layout_hash(PyObject *self, PyObject *arg)
+{
+	(void)self;
+	Py_buffer b;
+	if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE))
+		return NULL;
+	if (b.len % 8) {
+		PyBuffer_Release(&b);
+		return PyErr_Format(PyExc_ValueError, "layout length %zd is not a multiple of 8", b.len);
+	}
+	uint64_t n = (uint64_t)b.len / 8, h;
+	uint64_t *v = PyMem_Malloc((size_t)(n ? n : 1) * 8);
+	if (!v) {
+		PyBuffer_Release(&b);
+		return PyErr_NoMemory();
+	}
+	const unsigned char *s = b.buf;
+	for (uint64_t i = 0; i < n; i++) {
+		v[i] = 0;
+		for (int k = 0; k < 8; k++)
+			v[i] |= (uint64_t)s[i * 8 + k] << (8 * k);
+	}
+	h = sl_layout_hash(v, n);
+	PyMem_Free(v);
+	PyBuffer_Release(&b);
+	return PyLong_FromUnsignedLongLong(h);
+}
+
+static PyMethodDef methods[] = {
+	{ "policies", py_policies, METH_NOARGS, "Every policy: name, summary, kernel." },
+	{ "workloads", py_workloads, METH_NOARGS, "Every workload name." },
+	{ "run", (PyCFunction)(void (*)(void))py_run, METH_VARARGS | METH_KEYWORDS,
+	  "Run a workload on the model." },
+	{ "validate", (PyCFunction)(void (*)(void))py_validate, METH_VARARGS | METH_KEYWORDS,
+	  "Check workload parameters; ValueError names the problem." },
+	{ "bench_alloc", py_bench_alloc, METH_VARARGS, "Alloc/free churn benchmark." },
+	{ "layout_hash", py_layout_hash, METH_O, "FNV-1a 64 of a layout dump." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT, "swaplab._core", "The swaplab C core.", -1, methods,
+	NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void);
+PyMODINIT_FUNC PyInit__core(void)
+{
+	PyObject *m = PyModule_Create(&module);
+	if (m) {
+		PyModule_AddStringConstant(m, "VERSION", SWAPLAB_VERSION);
+		PyModule_AddIntConstant(m, "NR_ORDERS", SL_NR_ORDERS);
+	}
+	return m;
+}

@@ -1,0 +1,17 @@
+"""Runs a workload on the C model and returns a result (results.SCHEMA)."""
+from __future__ import annotations
+
+from . import _core
+from .params import WorkloadParams
+from .results import build_result
+
+
+def run_model(wp: WorkloadParams, policy: str = "linux-6.18", check: int = 0) -> tuple[dict, bytes]:
+    """Returns (result, layout dump bytes). check: 0 none, 1 per iteration, 2 per operation."""
+    raw = _core.run(policy=policy, check=check, **wp.core_kwargs())
+    layout = raw["layout"]
+    res = build_result("model", policy, wp, raw["iterations"], npages=raw["npages"],
+                       final_hash=_core.layout_hash(layout), seconds=raw["seconds"],
+                       extra={"device": dict(raw["device"], max_slots=raw["max_slots"]),
+                              "invariant_checks": raw["checks"]})
+    return res, layout

@@ -1,0 +1,168 @@
+"""Workload parameters: parsing, validation and the options every command
+that runs a workload shares (swaplab run, swaplab kernel run, ...)."""
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass, asdict, field
+
+from . import _core
+
+KiB = 1024
+MiB = 1024 * KiB
+GiB = 1024 * MiB
+TiB = 1024 * GiB
+PAGE = 4096
+CLUSTER_BYTES = 512 * PAGE
+MTHP_MIN = 16 * KiB
+
+_UNITS = {"": 1, "B": 1, "K": KiB, "KB": KiB, "KIB": KiB, "M": MiB, "MB": MiB, "MIB": MiB,
+          "G": GiB, "GB": GiB, "GIB": GiB, "T": TiB, "TB": TiB, "TIB": TiB}
+
+
+class ParamError(ValueError):
+    """Bad user input: the message names the problem in one line."""
+
+
+def parse_size(text: str, what: str) -> int:
+    """'64M', '2MiB', '16K', '4096' -> bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text or "")
+    if not m or m.group(2).upper() not in _UNITS:
+        raise ParamError(f"{what} '{text}' is not a size (examples: 64M, 16K, 2G)")
+    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+
+
+def format_size(n: int) -> str:
+    for unit, v in (("T", TiB), ("G", GiB), ("M", MiB), ("K", KiB)):
+        if n >= v and n % v == 0:
+            return f"{n // v}{unit}"
+    return str(n)
+
+
+def parse_mthp(text: str) -> list[int]:
+    """'64K' or '16K,64K' -> sorted sizes in KiB; each a power of two in 16K..2M."""
+    sizes = []
+    for part in (text or "").split(","):
+        if not part.strip():
+            raise ParamError(f"--mthp '{text}' has an empty size")
+        b = parse_size(part, "mTHP size")
+        if b <= 0 or b & (b - 1):
+            raise ParamError(f"mTHP size {part.strip()} is not a power of two")
+        if b > CLUSTER_BYTES:
+            raise ParamError(f"mTHP size {part.strip()} is larger than a cluster (2M)")
+        if b < MTHP_MIN:
+            raise ParamError(f"mTHP size {part.strip()} is smaller than 16K, the smallest anonymous mTHP")
+        sizes.append(b // KiB)
+    return sorted(set(sizes))
+
+
+def size_to_order(kb: int) -> int:
+    return (kb * KiB // PAGE).bit_length() - 1
+
+
+def order_to_kb(order: int) -> int:
+    return (PAGE << order) // KiB
+
+
+def parse_count(text: str, what: str) -> int:
+    if not re.fullmatch(r"\d+", text or ""):
+        if re.fullmatch(r"-\d+", text or ""):
+            raise ParamError(f"{what} {text} is negative")
+        raise ParamError(f"{what} '{text}' is not a non-negative integer")
+    return int(text)
+
+
+@dataclass
+class WorkloadParams:
+    workload: str
+    swap_bytes: int = 64 * MiB
+    mthp_kb: list = field(default_factory=lambda: [64])
+    small_folios: bool = False
+    aligned_swapin: bool = False
+    iterations: int = 100
+    seed: int = 1
+    rng: str = "default"
+    cpu: int = 0
+    region_a_bytes: int = 0
+    region_b_bytes: int = 0
+
+    def core_kwargs(self) -> dict:
+        mask = 0
+        for kb in self.mthp_kb:
+            mask |= 1 << size_to_order(kb)
+        return dict(workload=self.workload, swap_bytes=self.swap_bytes, mthp_mask=mask,
+                    small_folios=self.small_folios, aligned_swapin=self.aligned_swapin,
+                    iterations=self.iterations, seed=self.seed, rng=self.rng, cpu=self.cpu,
+                    region_a_bytes=self.region_a_bytes, region_b_bytes=self.region_b_bytes)
+
+    def as_json(self) -> dict:
+        d = asdict(self)
+        d["mthp_sizes"] = [f"{kb}K" if kb < 1024 else f"{kb // 1024}M" for kb in self.mthp_kb]
+        return d
+
+
+def check_workload_name(name: str) -> None:
+    known = _core.workloads()
+    if name not in known:
+        raise ParamError(f"unknown workload '{name}' (known: {', '.join(known)})")
+
+
+def check_policy_name(name: str) -> None:
+    known = [p["name"] for p in _core.policies()]
+    if name not in known:
+        raise ParamError(f"unknown policy '{name}' (known: {', '.join(known)})")
+
+
+def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> None:
+    """The workload options, the same for every command that runs a workload."""
+    if policy:
+        p.add_argument("--policy", default="linux-6.18", help="allocator policy (swaplab policies)")
+    p.add_argument("--swap-size", default="64M", help="swap device size (default 64M)")
+    p.add_argument("--mthp", default="64K", help="enabled mTHP sizes, e.g. 64K or 16K,64K (16K..2M)")
+    p.add_argument("-s", "--small-folios", action="store_true", help="also exercise the small-folio region B")
+    p.add_argument("-a", "--aligned-swapin", action="store_true", help="thp-swap: swap in 64K-aligned chunks")
+    p.add_argument("--iterations", default="100", help="iterations (default 100)")
+    p.add_argument("--seed", default="1", help="seed of the workload's random picks (default 1)")
+    p.add_argument("--rng", default="default", choices=["default", "glibc"],
+                   help="default: seeded xoshiro256**; glibc: glibc rand() from srand(seed)")
+    p.add_argument("--cpu", default="0", help="CPU the task runs on (default 0)")
+    p.add_argument("--region-a-size", default=None, help="size of region A (default 60M)")
+    p.add_argument("--region-b-size", default=None, help="size of region B (default 1M v1, 4M thp-swap)")
+
+
+def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
+    check_workload_name(workload)
+    wp = WorkloadParams(workload=workload)
+    wp.swap_bytes = parse_size(a.swap_size, "--swap-size")
+    if wp.swap_bytes < CLUSTER_BYTES:
+        raise ParamError(f"swap size {a.swap_size} is smaller than one cluster (2M)")
+    if wp.swap_bytes % PAGE:
+        raise ParamError(f"swap size {a.swap_size} is not a multiple of 4K")
+    wp.mthp_kb = parse_mthp(a.mthp)
+    wp.small_folios = bool(a.small_folios)
+    wp.aligned_swapin = bool(a.aligned_swapin)
+    if wp.aligned_swapin and workload != "thp-swap":
+        raise ParamError("--aligned-swapin applies to thp-swap only")
+    wp.iterations = parse_count(a.iterations, "--iterations")
+    wp.seed = parse_count(a.seed, "--seed")
+    if wp.seed >= 2 ** 64:
+        raise ParamError(f"--seed {a.seed} does not fit in 64 bits")
+    wp.rng = a.rng
+    wp.cpu = parse_count(a.cpu, "--cpu")
+    for opt, attr, val in (("--region-a-size", "region_a_bytes", a.region_a_size),
+                           ("--region-b-size", "region_b_bytes", a.region_b_size)):
+        if val is None:
+            continue
+        b = parse_size(val, opt)
+        if b == 0:
+            raise ParamError(f"{opt} {val}: a region must not be empty")
+        setattr(wp, attr, b)
+    if wp.region_a_bytes and wp.region_a_bytes % (64 * KiB):
+        raise ParamError(f"--region-a-size {a.region_a_size} is not a multiple of 64K")
+    if wp.region_b_bytes and wp.region_b_bytes % PAGE:
+        raise ParamError(f"--region-b-size {a.region_b_size} is not a multiple of 4K")
+    try:
+        _core.validate(**wp.core_kwargs())
+    except ValueError as e:
+        raise ParamError(str(e)) from None
+    return wp

@@ -1,0 +1,53 @@
+"""Printed tables. Nothing parses these: results go to JSON."""
+from __future__ import annotations
+
+import sys
+
+
+def size_label(kb: int) -> str:
+    return f"{kb}K" if kb < 1024 else f"{kb // 1024}M"
+
+
+def print_run(res: dict, out=sys.stdout) -> None:
+    """The published tool's per-iteration line (swpout, fallback, fallback %),
+    one column group per enabled size, then the summary."""
+    sizes = res["sizes_kb"]
+    head = f"{'iter':>5}"
+    for kb in sizes:
+        lab = size_label(kb)
+        head += f" | {lab + ' swpout':>12} {'fallback':>9} {'fallback%':>9}"
+    print(f"# {res['source']} {res['policy']} {res['workload']} "
+          f"swap={res['params']['swap_bytes'] // (1 << 20)}M mthp={','.join(map(size_label, sizes))}"
+          f"{' -s' if res['params']['small_folios'] else ''}{' -a' if res['params']['aligned_swapin'] else ''}"
+          f" seed={res['params']['seed']} rng={res['params']['rng']}", file=out)
+    print(head, file=out)
+    for it in res["iterations"]:
+        line = f"{it['iteration']:>5}"
+        for kb in sizes:
+            s = it["sizes"][str(kb)]
+            line += f" | {s['swpout']:>12} {s['swpout_fallback']:>9} {s['fallback_pct']:>8.2f}%"
+        print(line, file=out)
+    print_summary(res, out)
+
+
+def print_summary(res: dict, out=sys.stdout) -> None:
+    for kb in res["sizes_kb"]:
+        s = res["summary"][str(kb)]
+        print(f"summary {size_label(kb)}: mean fallback {s['mean_fallback_pct']:.2f}%, "
+              f"max {s['max_fallback_pct']:.2f}%, last 10 {s['last10_mean_fallback_pct']:.2f}%, "
+              f"swpout {s['swpout']}, fallback {s['swpout_fallback']}", file=out)
+    print(f"layout hash {res['layout']['hash']} over {res['layout']['npages']} pages, "
+          f"{res['seconds'] * 1000:.1f} ms", file=out)
+
+
+def print_table(rows: list, cols: list, out=sys.stdout) -> None:
+    """rows: list of dicts; cols: list of (key, header, format)."""
+    widths = []
+    cells = []
+    for r in rows:
+        cells.append([fmt.format(r[k]) if r.get(k) is not None else "-" for k, _, fmt in cols])
+    for i, (_, h, _) in enumerate(cols):
+        widths.append(max([len(h)] + [len(c[i]) for c in cells]))
+    print("  ".join(h.rjust(w) for (_, h, _), w in zip(cols, widths)), file=out)
+    for c in cells:
+        print("  ".join(v.rjust(w) for v, w in zip(c, widths)), file=out)

@@ -1,0 +1,133 @@
+"""Result files: one JSON schema for every run, model or kernel.
+
+A result holds the metadata to reproduce the run (swaplab version, source,
+policy, workload and every parameter, seed, machine), per iteration and per
+enabled mTHP size the swpout / swpout_fallback / swpin increases, the
+order-0 figures, and the slot-layout hash (docs/layout-hash.md).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import socket
+
+from . import __version__
+from .params import ParamError, WorkloadParams, order_to_kb, size_to_order
+
+SCHEMA = "swaplab.result/1"
+
+
+def machine_info() -> dict:
+    u = platform.uname()
+    return {"hostname": socket.gethostname(), "system": u.system, "kernel_release": u.release,
+            "machine": u.machine, "cpus": os.cpu_count(), "python": platform.python_version()}
+
+
+def fallback_pct(swpout: int, fallback: int) -> float:
+    total = swpout + fallback
+    return 100.0 * fallback / total if total else 0.0
+
+
+def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, *,
+                 npages: int, final_hash: int, seconds: float, extra: dict | None = None) -> dict:
+    """raw_iters: per iteration dicts with per-order lists swpout, swpout_fallback,
+    swpin (index = order), and alloc_fail0, layout_hash, inuse_pages."""
+    orders = [size_to_order(kb) for kb in wp.mthp_kb]
+    iters = []
+    for i, r in enumerate(raw_iters, 1):
+        sizes = {}
+        for o in orders:
+            so, fb = r["swpout"][o], r["swpout_fallback"][o]
+            sizes[str(order_to_kb(o))] = {"swpout": so, "swpout_fallback": fb,
+                                         "fallback_pct": round(fallback_pct(so, fb), 4),
+                                         "swpin": r["swpin"][o]}
+        it = {"iteration": i, "sizes": sizes,
+              "order0": {"swpout": r["swpout"][0], "swpin": r["swpin"][0],
+                         "alloc_fail": r.get("alloc_fail0")},
+              "layout_hash": format_hash(r["layout_hash"]) if r.get("layout_hash") is not None else None,
+              "inuse_pages": r.get("inuse_pages")}
+        iters.append(it)
+    res = {
+        "schema": SCHEMA,
+        "swaplab_version": __version__,
+        "source": source,
+        "policy": policy,
+        "workload": wp.workload,
+        "params": wp.as_json(),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "sizes_kb": list(wp.mthp_kb),
+        "iterations": iters,
+        "layout": {"npages": npages, "hash": format_hash(final_hash)},
+        "seconds": round(seconds, 6),
+    }
+    res["summary"] = summarize(res)
+    if extra:
+        res.update(extra)
+    return res
+
+
+def format_hash(h: int) -> str:
+    return f"{h:016x}"
+
+
+def summarize(res: dict) -> dict:
+    out = {}
+    its = res["iterations"]
+    for kb in res["sizes_kb"]:
+        pcts = [it["sizes"][str(kb)]["fallback_pct"] for it in its]
+        last = pcts[-10:]
+        out[str(kb)] = {
+            "mean_fallback_pct": round(sum(pcts) / len(pcts), 4) if pcts else 0.0,
+            "max_fallback_pct": round(max(pcts), 4) if pcts else 0.0,
+            "last10_mean_fallback_pct": round(sum(last) / len(last), 4) if last else 0.0,
+            "swpout": sum(it["sizes"][str(kb)]["swpout"] for it in its),
+            "swpout_fallback": sum(it["sizes"][str(kb)]["swpout_fallback"] for it in its),
+        }
+    return out
+
+
+def check_writable(path: str, opt: str) -> None:
+    """Refuses a path that cannot be written, before anything runs."""
+    if path == "-":
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ParamError(f"cannot write {opt} '{path}': it is a directory")
+    if not os.path.isdir(parent):
+        raise ParamError(f"cannot write {opt} '{path}': directory {parent} does not exist")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ParamError(f"cannot write {opt} '{path}': permission denied")
+    if not os.path.exists(path) and not os.access(parent, os.W_OK | os.X_OK):
+        raise ParamError(f"cannot write {opt} '{path}': directory {parent} is not writable")
+
+
+def write_json(path: str, obj: dict) -> None:
+    text = json.dumps(obj, indent=1, sort_keys=False) + "\n"
+    if path == "-":
+        print(text, end="")
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_layout(path: str, layout: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(layout)
+
+
+def load_result(path: str) -> dict:
+    try:
+        with open(path) as f:
+            res = json.load(f)
+    except OSError as e:
+        raise ParamError(f"cannot read result '{path}': {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise ParamError(f"result '{path}' is not JSON: {e.msg} at line {e.lineno}") from None
+    if not isinstance(res, dict) or res.get("schema") != SCHEMA:
+        raise ParamError(f"result '{path}' is not a swaplab result ({SCHEMA})")
+    return res
