@@ -26,7 +26,7 @@ static int run_check(run_ctx *c)
 	char m[256];
 
 	c->res->checks++;
-	if (sl_device_check(c->d, m, sizeof(m)) || sl_proc_check(c->p, m, sizeof(m))) {
+	if (sl_device_check(c->d, m, sizeof(m)) || sl_proc_check(c->p, 1, m, sizeof(m))) {
 		snprintf(c->msg, c->len, "invariant broken in iteration %d: %s", c->it, m);
 		return -1;
 	}

@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     _bench.add_parsers(bsub)
     b.set_defaults(func=_cmd_bench)
 
+    from . import golden
+    golden.add_parsers(sub)
+
     return p
 
 

@@ -144,8 +144,10 @@ const sl_proc_stats *sl_proc_stats_get(const sl_proc *p);
 #define SL_NOT_SWAPPED UINT64_C(0xFFFFFFFFFFFFFFFF)
 uint64_t sl_proc_npages(const sl_proc *p);
 void sl_proc_layout(const sl_proc *p, uint64_t *out);
-/* Checks the process model's own invariants against the device. */
-int sl_proc_check(const sl_proc *p, char *msg, size_t len);
+/* Checks the process model's own invariants against the device. With
+ * exclusive, the process owns every reference on the device (P1 both ways);
+ * without, its swap PTEs only must be backed by counts. */
+int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len);
 
 /* The layout hash (docs/layout-hash.md): FNV-1a 64 over the little-endian
  * bytes of the layout. */

@@ -1,0 +1,49 @@
+/* helpers.c - shared test helpers. */
+#include <stdlib.h>
+#include "t.h"
+
+sl_device *t_device(const char *policy, uint64_t slots)
+{
+	char msg[256];
+	const sl_policy *pol = sl_policy_find(policy);
+	sl_device *d = pol ? sl_device_create(slots, SL_DEV_ZRAM, 4, pol, 1, msg, sizeof(msg)) : NULL;
+
+	if (!d) {
+		fprintf(stderr, "cannot create a %s device: %s\n", policy, pol ? msg : "no policy");
+		exit(2);
+	}
+	return d;
+}
+
+void t_check_list(const sl_device *d, int list, const uint32_t *want, size_t n, const char *file,
+		  int line)
+{
+	uint32_t got[64];
+	size_t k = 0;
+	uint32_t h = sli_head(d, list);
+
+	for (uint32_t c = d->ci[h].next; c != h && k < 64; c = d->ci[c].next)
+		got[k++] = c;
+	int same = k == n;
+	for (size_t i = 0; same && i < n; i++)
+		same = got[i] == want[i];
+	if (same)
+		return;
+	t_failed_checks++;
+	fprintf(stderr, "  %s:%d: list %d is [", file, line, list);
+	for (size_t i = 0; i < k; i++)
+		fprintf(stderr, "%s%u", i ? " " : "", got[i]);
+	fprintf(stderr, "], expected [");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%u", i ? " " : "", want[i]);
+	fprintf(stderr, "]\n");
+}
+
+void t_check_invariants(const sl_device *d, const char *file, int line)
+{
+	char msg[256];
+	if (sl_device_check(d, msg, sizeof(msg))) {
+		t_failed_checks++;
+		fprintf(stderr, "  %s:%d: invariant: %s\n", file, line, msg);
+	}
+}

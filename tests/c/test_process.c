@@ -1,0 +1,213 @@
+/*
+ * test_process.c - the process model: fault orders, the fallback path's slot
+ * order, large swap-in, MADV_DONTNEED frees, PMD THPs.
+ */
+#include <stdlib.h>
+#include "t.h"
+
+#define M(k) (1u << (k))
+
+static sl_proc *proc(sl_device *d, unsigned mthp, uint64_t npages, unsigned vmflags)
+{
+	sl_region_spec r = { .npages = npages, .vmflags = vmflags };
+	return sl_proc_create(d, 0, mthp, SL_SWAPIN_LARGE, &r, 1);
+}
+
+static uint64_t slot_of(sl_proc *p, uint64_t page)
+{
+	uint64_t *l = calloc(sl_proc_npages(p), sizeof(uint64_t));
+	sl_proc_layout(p, l);
+	uint64_t v = l[page];
+	free(l);
+	return v;
+}
+
+static void check_proc(sl_proc *p, int exclusive, const char *file, int line)
+{
+	char msg[256];
+	if (sl_proc_check(p, exclusive, msg, sizeof(msg))) {
+		t_failed_checks++;
+		fprintf(stderr, "  %s:%d: process invariant: %s\n", file, line, msg);
+	}
+}
+/* CHECK_PROC: the process owns every reference; CHECK_PROC_SHARED: the
+ * test also allocated on the device directly. */
+#define CHECK_PROC(p) check_proc(p, 1, __FILE__, __LINE__)
+#define CHECK_PROC_SHARED(p) check_proc(p, 0, __FILE__, __LINE__)
+
+TEST(anon_fault_takes_largest_enabled_order_with_empty_range)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(4) | M(2), 64, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 5, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[4], 1);
+	sl_proc_dontneed(p, 0, 0, 8);
+	sl_proc_touch(p, 0, 0, 1);           /* 0..15 not empty: 16K at 0..3 */
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[2], 1);
+	sl_proc_touch(p, 0, 4, 4);           /* 4..7: another 16K folio */
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[2], 2);
+	CHECK_PROC(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(nohugepage_region_faults_order0)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(4), 64, SL_VMA_NOHUGEPAGE);
+	sl_proc_touch(p, 0, 0, 16);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[0], 16);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(pageout_writes_folios_in_address_order)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(4), 64, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 0, 64);
+	sl_proc_pageout(p, 0, 0, 64);
+	CHECK_EQ(sl_proc_stats_get(p)->swpout[4], 4);
+	CHECK_EQ(slot_of(p, 0), 512);        /* the first large folio lands at 512 */
+	CHECK_EQ(slot_of(p, 17), 529);
+	CHECK_EQ(slot_of(p, 63), 575);
+	CHECK_PROC(p);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+/* Cluster 1 of a 4 MiB device holds every 16th slot, so order 4 fails and
+ * the folio falls back: head first, then pages 15..1 on the next slots. */
+TEST(fallback_head_first_then_tails_descending)
+{
+	sl_device *d = t_device("linux-6.18", 1024);
+	for (int i = 0; i < 1023; i++)
+		CHECK(sl_swap_alloc(d, 1, 0) != 0);
+	for (uint64_t s = 512; s < 1024; s++)
+		if (s % 16)
+			sl_swap_put(d, 1, s, 1);
+	sl_swap_put(d, 1, 1, 511);           /* cluster 0 empty too: free list */
+	CHECK_LIST(d, SL_LIST_NONFULL(0), 1, 0);
+	sl_proc *p = proc(d, M(4), 16, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 0, 16);
+	sl_proc_pageout(p, 0, 0, 16);
+	const sl_proc_stats *st = sl_proc_stats_get(p);
+	CHECK_EQ(st->swpout_fallback[4], 1);
+	CHECK_EQ(st->swpout[4], 0);
+	CHECK_EQ(st->swpout[0], 16);
+	CHECK_EQ(slot_of(p, 0), 513);
+	CHECK_EQ(slot_of(p, 15), 514);
+	CHECK_EQ(slot_of(p, 14), 515);
+	CHECK_EQ(slot_of(p, 2), 527);
+	CHECK_EQ(slot_of(p, 1), 529);        /* 528 is taken */
+	CHECK_PROC_SHARED(p);
+	CHECK_INVARIANTS(d);
+	/* non-consecutive slots: writing page 1 swaps in only that page */
+	sl_proc_touch(p, 0, 1, 1);
+	CHECK_EQ(st->swpin[0], 1);
+	CHECK_EQ(slot_of(p, 1), SL_NOT_SWAPPED);
+	CHECK_EQ(slot_of(p, 2), 527);
+	CHECK_PROC_SHARED(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(large_swapin_takes_whole_folio_and_frees_its_slots)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(4), 32, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 0, 32);
+	sl_proc_pageout(p, 0, 0, 32);
+	sl_proc_touch(p, 0, 3, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->swpin[4], 1);
+	CHECK_EQ(slot_of(p, 0), SL_NOT_SWAPPED);
+	CHECK_EQ(slot_of(p, 15), SL_NOT_SWAPPED);
+	CHECK_EQ(slot_of(p, 16), 528);
+	CHECK_EQ(d->ci[1].count, 16);
+	CHECK_LIST(d, SL_LIST_NONFULL(4), 1);
+	/* MADV_DONTNEED frees the other folio's slots: cluster 1 empties */
+	sl_proc_dontneed(p, 0, 16, 16);
+	CHECK_EQ(d->ci[1].count, 0);
+	CHECK_EQ(sl_proc_stats_get(p)->swpin[4], 1);
+	CHECK_PROC(p);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(swapin_of_16k_folios)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p;
+
+	p = proc(d, M(2), 16, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 0, 16);          /* four 16K folios */
+	sl_proc_pageout(p, 0, 0, 16);
+	CHECK_EQ(sl_proc_stats_get(p)->swpout[2], 4);
+	sl_proc_touch(p, 0, 6, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->swpin[2], 1);
+	CHECK_EQ(slot_of(p, 4), SL_NOT_SWAPPED);
+	CHECK_EQ(slot_of(p, 8), 520);
+	CHECK_PROC(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(pageout_splits_a_folio_the_range_cuts)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(4), 16, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 0, 16);
+	sl_proc_pageout(p, 0, 0, 8);         /* half of the folio */
+	const sl_proc_stats *st = sl_proc_stats_get(p);
+	CHECK_EQ(st->splits, 1);
+	CHECK_EQ(st->swpout[4], 0);
+	CHECK_EQ(st->swpout_fallback[4], 0);
+	CHECK_EQ(st->swpout[0], 8);
+	CHECK_EQ(slot_of(p, 0), 1);          /* order 0 starts in cluster 0 */
+	CHECK_EQ(slot_of(p, 7), 8);
+	CHECK_EQ(slot_of(p, 8), SL_NOT_SWAPPED);
+	CHECK_PROC(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(pmd_thp_faults_whole_and_swaps_out_whole)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(9), 1024, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 3, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[9], 1);
+	sl_proc_pageout(p, 0, 0, 1024);
+	CHECK_EQ(sl_proc_stats_get(p)->swpout[9], 1);
+	CHECK_EQ(slot_of(p, 0), 512);
+	CHECK_EQ(slot_of(p, 511), 1023);
+	/* swap-in never takes PMD order: page 5 comes back alone */
+	sl_proc_touch(p, 0, 5, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->swpin[0], 1);
+	/* the page table now exists: the next fault in this PMD cannot be PMD-size */
+	sl_proc_dontneed(p, 0, 5, 1);
+	sl_proc_touch(p, 0, 5, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[9], 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[0], 1);
+	CHECK_PROC(p);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(order0_failure_keeps_the_page_resident)
+{
+	sl_device *d = t_device("linux-6.18", 512);
+	for (int i = 0; i < 511; i++)
+		CHECK(sl_swap_alloc(d, 1, 0) != 0);
+	sl_proc *p = proc(d, 0, 4, SL_VMA_NOHUGEPAGE);
+	sl_proc_touch(p, 0, 0, 4);
+	sl_proc_pageout(p, 0, 0, 4);
+	CHECK_EQ(sl_proc_stats_get(p)->alloc_fail0, 4);
+	CHECK_EQ(slot_of(p, 0), SL_NOT_SWAPPED);
+	CHECK_PROC_SHARED(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}

@@ -1,0 +1,85 @@
+/*
+ * test_property.c - random mixed-order alloc/free sequences over every
+ * policy in the registry, with the invariant checker on. Frees are whole
+ * allocations or aligned halves of one (MADV_DONTNEED of part of a folio).
+ * SWAPLAB_SLOW_TESTS=1 runs ten times as many operations.
+ */
+#include <stdlib.h>
+#include "t.h"
+
+typedef struct piece { uint64_t off; uint32_t nr; } piece;
+
+static const int order_mix[] = { 0, 0, 0, 0, 0, 2, 3, 4, 4, 4, 5, 6, 9 };
+
+static uint64_t run_policy(const sl_policy *pol, uint64_t slots, uint64_t ops, uint64_t seed)
+{
+	char msg[256];
+	sl_device *d = sl_device_create(slots, SL_DEV_ZRAM, 4, pol, 1, msg, sizeof(msg));
+	piece *live = calloc(slots, sizeof(piece));
+	uint64_t nlive = 0, allocs = 0;
+	sl_rng rng;
+
+	CHECK(d && live);
+	if (!d || !live)
+		return 0;
+	sl_rng_init(&rng, SL_RNG_DEFAULT, seed);
+	for (uint64_t i = 0; i < ops; i++) {
+		int cpu = (int)sl_rng_below(&rng, 4);
+		/* keep the device busy around 60-95 % so every list gets traffic */
+		int do_alloc = nlive == 0 ||
+			       sl_rng_below(&rng, 100) < (d->inuse_pages * 100 < d->pages * 80 ? 60 : 40);
+		if (do_alloc) {
+			int order = order_mix[sl_rng_below(&rng, sizeof(order_mix) / sizeof(int))];
+			uint64_t off = sl_swap_alloc(d, cpu, order);
+			if (off) {
+				uint32_t nr = 1u << order;
+				CHECK(off % nr == 0);
+				CHECK(off / SL_CLUSTER == (off + nr - 1) / SL_CLUSTER);
+				live[nlive++] = (piece){ off, nr };
+				allocs++;
+			}
+		} else {
+			uint64_t v = sl_rng_below(&rng, (uint32_t)nlive);
+			piece pc = live[v];
+			if (pc.nr > 1 && sl_rng_below(&rng, 4) == 0) {
+				/* free one half, keep the other */
+				uint32_t h = pc.nr / 2;
+				int first = (int)sl_rng_below(&rng, 2);
+				sl_swap_put(d, cpu, first ? pc.off : pc.off + h, h);
+				live[v] = (piece){ first ? pc.off + h : pc.off, h };
+			} else {
+				sl_swap_put(d, cpu, pc.off, pc.nr);
+				live[v] = live[--nlive];
+			}
+		}
+		if (i < 20000 || i % 512 == 0) {
+			if (sl_device_check(d, msg, sizeof(msg))) {
+				t_failed_checks++;
+				fprintf(stderr, "  %s: op %llu: %s\n", pol->name, (unsigned long long)i, msg);
+				break;
+			}
+		}
+	}
+	/* everything freed: every cluster but the header's is free again */
+	while (nlive) {
+		nlive--;
+		sl_swap_put(d, 0, live[nlive].off, live[nlive].nr);
+	}
+	CHECK_EQ(d->inuse_pages, 0);
+	CHECK_INVARIANTS(d);
+	free(live);
+	sl_device_destroy(d);
+	return allocs;
+}
+
+TEST(property_random_mixed_orders_every_policy)
+{
+	uint64_t scale = getenv("SWAPLAB_SLOW_TESTS") ? 10 : 1;
+	for (int i = 0; sl_policies[i]; i++) {
+		uint64_t a = 0;
+		a += run_policy(sl_policies[i], 2048, 600000 * scale, 1);   /* 4 clusters */
+		a += run_policy(sl_policies[i], 12800, 1000000 * scale, 2); /* 25 clusters */
+		a += run_policy(sl_policies[i], 5000, 400000 * scale, 3);   /* partial last cluster */
+		CHECK(a > 500000 * scale);
+	}
+}
