@@ -12,7 +12,7 @@
 #include <time.h>
 #include "swaplab/swaplab.h"
 
-#define SL_BENCH_RING 65536u
+#define SL_BENCH_RING 8192u
 
 static double now(void)
 {

@@ -7,16 +7,18 @@
  */
 #include "swaplab/cluster.h"
 
+/* The list of each flag; nonfull and frag add the cluster's order. */
+static const int8_t list_base[] = {
+	[SL_CF_NONE] = -1, [SL_CF_FREE] = SL_LIST_FREE, [SL_CF_NONFULL] = SL_LIST_NONFULL0,
+	[SL_CF_FRAG] = SL_LIST_FRAG0, [SL_CF_FULL] = SL_LIST_FULL, [SL_CF_DISCARD] = SL_LIST_DISCARD,
+};
+
 int sli_list_of(const sl_cluster *c)
 {
-	switch (c->flags) {
-	case SL_CF_FREE: return SL_LIST_FREE;
-	case SL_CF_NONFULL: return SL_LIST_NONFULL(c->order);
-	case SL_CF_FRAG: return SL_LIST_FRAG(c->order);
-	case SL_CF_FULL: return SL_LIST_FULL;
-	case SL_CF_DISCARD: return SL_LIST_DISCARD;
-	default: return -1;
-	}
+	if (c->flags > SL_CF_DISCARD)
+		return -1;
+	int per_order = c->flags == SL_CF_NONFULL || c->flags == SL_CF_FRAG;
+	return list_base[c->flags] + (per_order ? c->order : 0);
 }
 
 /* list_del() for cluster c, which is on the list its flag names. */

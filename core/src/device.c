@@ -145,7 +145,10 @@ void sli_alloc_range(sl_device *d, uint64_t off, int order)
 
 	if (ci->count == 0)
 		ci->order = (uint8_t)order;
-	memset(d->map + off, 1, nr);
+	if (nr == 1)
+		d->map[off] = 1;
+	else
+		memset(d->map + off, 1, nr);
 	ci->count = (uint16_t)(ci->count + nr);
 	d->inuse_pages += nr;
 	if (d->shadow) {
@@ -200,6 +203,8 @@ uint64_t sli_find_free(const sl_device *d, uint64_t from, uint64_t to)
 {
 	if (from >= to)
 		return to;
+	if (!d->map[from])
+		return from; /* the cursor's own slot: the common case */
 	const uint8_t *p = memchr(d->map + from, 0, to - from);
 	return p ? (uint64_t)(p - d->map) : to;
 }
