@@ -1,0 +1,83 @@
+"""The kernel harness: `swaplab kernel run` and `swaplab kernel cleanup`
+(docs/kernel-harness.md)."""
+from __future__ import annotations
+
+import sys
+
+from ..params import ParamError, add_workload_options, params_from_args
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
+
+
+def add_parsers(sub) -> None:
+    """Adds `kernel` (with run and cleanup) to the top-level subparsers."""
+    k = sub.add_parser("kernel", help="run workloads on the live kernel (root, zram)",
+                       description="The kernel harness: runs a workload on this machine's kernel "
+                                   "on a zram swap device of its own and restores the machine.")
+    ksub = k.add_subparsers(dest="kernel_command", metavar="KCOMMAND", parser_class=type(k))
+    ksub.required = True
+
+    r = ksub.add_parser("run", help="run a workload on the live kernel",
+                        description="Run a workload on the live kernel: creates its own zram swap "
+                                    "device, sets the requested mTHP sizes to always and the others "
+                                    "to never, replays the model's operation stream in "
+                                    "swaplab-kdriver, and restores everything. Writes the same "
+                                    "result schema as 'swaplab run'.")
+    r.add_argument("workload", help="workload name (swaplab workloads)")
+    add_workload_options(r, policy=False)
+    r.add_argument("--json", metavar="PATH", help="write the result as JSON ('-' for stdout)")
+    r.add_argument("--layout-dump", metavar="PATH",
+                   help="write the final layout: one little-endian uint64 per page (docs/layout-hash.md)")
+    r.add_argument("--allow-other-swap", action="store_true",
+                   help="run even while other swap is active (ours gets the highest priority)")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
+    r.set_defaults(func=_cmd_run)
+
+    c = ksub.add_parser("cleanup", help="restore the machine after a killed kernel run",
+                        description="Undoes what the state file of a killed 'swaplab kernel run' "
+                                    "names (swapoff, zram removal, mTHP knobs); a no-op without one.")
+    c.set_defaults(func=_cmd_cleanup)
+
+
+def _fail(cmd: str, msg: str, code: int) -> int:
+    sys.stderr.write(f"swaplab kernel {cmd}: error: {msg}\n")
+    return code
+
+
+def _cmd_run(a) -> int:
+    from ..results import check_writable, write_json, write_layout
+    from .. import report
+    from . import harness, machine
+
+    try:
+        wp = params_from_args(a.workload, a)
+        for opt, path in (("--json", a.json), ("--layout-dump", a.layout_dump)):
+            if path:
+                check_writable(path, opt)
+        res, layout = harness.run_kernel(wp, allow_other_swap=a.allow_other_swap)
+    except ParamError as e:
+        return _fail("run", str(e), EXIT_BAD_INPUT)
+    except machine.HarnessError as e:
+        return _fail("run", str(e), EXIT_FAILED)
+    except harness.Signalled as e:
+        sys.stderr.write(f"swaplab kernel run: interrupted by signal {e.signo}; machine restored\n")
+        return 128 + e.signo
+    if not a.quiet and a.json != "-":
+        report.print_run(res)
+    if a.json:
+        write_json(a.json, res)
+    if a.layout_dump:
+        write_layout(a.layout_dump, layout)
+    return 0
+
+
+def _cmd_cleanup(a) -> int:
+    from . import harness, machine
+
+    try:
+        return harness.cleanup()
+    except ParamError as e:
+        return _fail("cleanup", str(e), EXIT_BAD_INPUT)
+    except machine.HarnessError as e:
+        return _fail("cleanup", str(e), EXIT_FAILED)
