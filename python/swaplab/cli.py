@@ -112,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     from . import golden
     golden.add_parsers(sub)
 
+    from . import kernel as _kernel, compare as _compare, validate as _validate
+    _kernel.add_parsers(sub)
+    _compare.add_parsers(sub)
+    _validate.add_parsers(sub)
+
     return p
 
 
