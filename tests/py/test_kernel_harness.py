@@ -82,7 +82,8 @@ def popen(args, env):
     e = dict(os.environ)
     e.update(env)
     return subprocess.Popen([sys.executable, "-m", "swaplab.cli", *args], cwd=ROOT, env=e,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
 
 
 def wait_for_state(env, proc, driver=False, timeout=30.0):
@@ -267,15 +268,20 @@ def test_kernel_run_schema(cli, env, machine, tmp_path):
 
 @needs_kernel
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
-@pytest.mark.parametrize("when", ["state", "driver"])
+@pytest.mark.parametrize("when", ["state", "driver", "group"])
 def test_signal_restores(env, machine, signo, when):
+    """state: as soon as the state file exists (setup); driver: mid-run;
+    group: mid-run to the whole process group, driver included (Ctrl-C)."""
     _no_other_swap()
     p = popen(["kernel", "run", "thp-swap-v1", "--iterations", "1000000", "-q"], env)
     try:
-        wait_for_state(env, p, driver=(when == "driver"))
-        if when == "driver":
+        wait_for_state(env, p, driver=(when != "state"))
+        if when != "state":
             time.sleep(0.2)            # well inside the run
-        p.send_signal(signo)
+        if when == "group":
+            os.killpg(p.pid, signo)
+        else:
+            p.send_signal(signo)
         _, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
@@ -356,3 +362,37 @@ def test_other_swap_refused_and_allowed(cli, env, tmp_path):
         M.write_text(f"{SYS}/block/zram{zid}/reset", "1")
         M.write_text(f"{SYS}/class/zram-control/hot_remove", str(zid))
     assert M.active_swaps() == []
+
+
+@needs_kernel
+def test_unusual_knob_values_restored(cli, env, tmp_path):
+    """Knobs that were not 'never' before the run get their value back."""
+    _no_other_swap()
+    orig = M.read_knobs(SYS)
+    planted = {16: "madvise", 32: "inherit", 64: "always"}
+    try:
+        for kb, v in planted.items():
+            M.write_text(M.knob_path(kb, SYS), v)
+        before = snapshot()
+        p = cli("kernel", "run", "thp-swap-v1", "--mthp", "32K", "--iterations", "1", "-q",
+                "--json", str(tmp_path / "r.json"), env=env)
+        assert p.returncode == 0, p.stderr
+        k = json.loads((tmp_path / "r.json").read_text())["kernel"]
+        assert {kb: k["knobs_before"][str(kb)] for kb in planted} == planted
+        assert k["knobs_during"]["32"] == "always" and k["knobs_during"]["16"] == "never"
+        assert k["knobs_during"]["64"] == "never"
+        assert snapshot() == before
+    finally:
+        for kb, v in orig.items():
+            M.write_text(M.knob_path(kb, SYS), v)
+    assert M.read_knobs(SYS) == orig
+
+
+@needs_kernel
+def test_unavailable_cpu_refused(cli, env, machine):
+    bad = max(os.sched_getaffinity(0)) + 1
+    p = cli("kernel", "run", "thp-swap-v1", "--cpu", str(bad), env=env)
+    assert p.returncode == 2
+    allowed = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+    assert one_line(p) == (f"swaplab kernel run: error: --cpu {bad} is not available to this process "
+                           f"(allowed: {allowed})")

@@ -107,6 +107,9 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
         _unblock()
         _, err = proc.communicate()
         _block()
+        if proc.returncode in (-signal.SIGINT, -signal.SIGTERM):
+            # a Ctrl-C or a kill of the whole process group reached the driver first
+            raise Signalled(-proc.returncode)
         if proc.returncode:
             lines = (err or "").strip().splitlines()
             raise M.HarnessError(f"the kernel driver failed (exit {proc.returncode})"
