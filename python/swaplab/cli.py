@@ -11,7 +11,7 @@ import sys
 
 from . import __version__, _core
 from .params import ParamError, add_workload_options, check_policy_name, params_from_args
-from .results import check_writable, write_json, write_layout
+from .results import check_output_paths, save_outputs, write_json
 from . import report
 
 EXIT_BAD_INPUT = 2
@@ -56,16 +56,11 @@ def _cmd_run(a) -> int:
 
     wp = params_from_args(a.workload, a)
     check_policy_name(a.policy)
-    for opt, path in (("--json", a.json), ("--layout-dump", a.layout_dump)):
-        if path:
-            check_writable(path, opt)
+    check_output_paths(a.json, a.layout_dump)
     res, layout = run_model(wp, a.policy, check=a.check)
-    if not a.quiet:
+    if not a.quiet and a.json != "-":
         report.print_run(res)
-    if a.json:
-        write_json(a.json, res)
-    if a.layout_dump:
-        write_layout(a.layout_dump, layout)
+    save_outputs(res, layout, a.json, a.layout_dump)
     return 0
 
 

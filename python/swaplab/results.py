@@ -104,6 +104,21 @@ def check_writable(path: str, opt: str) -> None:
         raise ParamError(f"cannot write {opt} '{path}': directory {parent} is not writable")
 
 
+def check_output_paths(json_path: str | None, layout_path: str | None) -> None:
+    """Refuses --json / --layout-dump paths that cannot be written."""
+    for opt, path in (("--json", json_path), ("--layout-dump", layout_path)):
+        if path:
+            check_writable(path, opt)
+
+
+def save_outputs(res: dict, layout: bytes, json_path: str | None, layout_path: str | None) -> None:
+    """Writes a run's --json and --layout-dump files, where asked."""
+    if json_path:
+        write_json(json_path, res)
+    if layout_path:
+        write_layout(layout_path, layout)
+
+
 def write_json(path: str, obj: dict) -> None:
     text = json.dumps(obj, indent=1, sort_keys=False) + "\n"
     if path == "-":

@@ -46,15 +46,13 @@ def _fail(cmd: str, msg: str, code: int) -> int:
 
 
 def _cmd_run(a) -> int:
-    from ..results import check_writable, write_json, write_layout
+    from ..results import check_output_paths, save_outputs
     from .. import report
     from . import harness, machine
 
     try:
         wp = params_from_args(a.workload, a)
-        for opt, path in (("--json", a.json), ("--layout-dump", a.layout_dump)):
-            if path:
-                check_writable(path, opt)
+        check_output_paths(a.json, a.layout_dump)
         res, layout = harness.run_kernel(wp, allow_other_swap=a.allow_other_swap)
     except ParamError as e:
         return _fail("run", str(e), EXIT_BAD_INPUT)
@@ -65,10 +63,7 @@ def _cmd_run(a) -> int:
         return 128 + e.signo
     if not a.quiet and a.json != "-":
         report.print_run(res)
-    if a.json:
-        write_json(a.json, res)
-    if a.layout_dump:
-        write_layout(a.layout_dump, layout)
+    save_outputs(res, layout, a.json, a.layout_dump)
     return 0
 
 
