@@ -8,8 +8,12 @@
  *   0                      none
  *   PTE_SWAP | offset      swap entry (the device's slot)
  *   PTE_PRESENT | folio id resident page of that folio
+ *   PTE_ZERO               the shared zero page (a split remapped a page that
+ *                          was never written; reclaim skips it)
  * Each region keeps a PMD state per 2 MiB: no page table, a page table, or
- * a PMD-mapped THP, because a PMD-size fault needs an empty PMD.
+ * a PMD-mapped THP, because a PMD-size fault needs an empty PMD, and a data
+ * bit per page: the page has been written since it was last dropped (its
+ * content is not all zero), which decides what a split does with it.
  *
  * Kernel functions modelled (6.18): do_anonymous_page/alloc_anon_folio,
  * do_huge_pmd_anonymous_page, do_swap_page/alloc_swap_folio/can_swapin_thp,
@@ -23,7 +27,8 @@
 
 #define PTE_SWAP (UINT64_C(1) << 63)
 #define PTE_PRESENT (UINT64_C(1) << 62)
-#define PTE_VAL_MASK ((UINT64_C(1) << 62) - 1)
+#define PTE_ZERO (UINT64_C(1) << 61)
+#define PTE_VAL_MASK ((UINT64_C(1) << 61) - 1)
 #define PMD_PAGES 512u
 
 enum { PMD_NONE = 0, PMD_TABLE = 1, PMD_HUGE = 2 };
@@ -41,6 +46,7 @@ typedef struct region {
 	sl_region_spec spec;
 	uint64_t *pte;
 	uint8_t *pmd;
+	uint8_t *data;     /* per page: content not all zero */
 } region;
 
 struct sl_proc {
@@ -80,7 +86,8 @@ sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mo
 		p->reg[r].spec = reg[r];
 		p->reg[r].pte = calloc(reg[r].npages, sizeof(uint64_t));
 		p->reg[r].pmd = calloc(reg[r].npages / PMD_PAGES + 1, 1);
-		if (!p->reg[r].pte || !p->reg[r].pmd)
+		p->reg[r].data = calloc(reg[r].npages, 1);
+		if (!p->reg[r].pte || !p->reg[r].pmd || !p->reg[r].data)
 			goto fail;
 		total += reg[r].npages;
 	}
@@ -105,6 +112,7 @@ void sl_proc_destroy(sl_proc *p)
 	for (int r = 0; r < p->nreg; r++) {
 		free(p->reg[r].pte);
 		free(p->reg[r].pmd);
+		free(p->reg[r].data);
 	}
 	free(p->f);
 	free(p->freeid);
@@ -136,20 +144,27 @@ static void folio_release(sl_proc *p, uint32_t id)
 	p->freeid[p->nfree++] = id;
 }
 
-/* split_folio(): every still-mapped page becomes an order-0 folio; pages no
- * longer mapped are freed. The head keeps the id when it is mapped. */
-static void folio_split(sl_proc *p, uint32_t id)
+/* __folio_split() - 6.18: every still-mapped page of an anonymous folio
+ * becomes an order-0 folio, except pages never written since they were last
+ * dropped: those are remapped to the shared zero page (RMP_USE_SHARED_ZEROPAGE,
+ * docs/kernel-findings.md F1). Pages no longer mapped are freed. The head
+ * keeps the id when it stays a mapped folio. Returns how many pages went to
+ * the zero page. */
+static uint32_t folio_split(sl_proc *p, uint32_t id)
 {
 	folio f = p->f[id];
 	region *rg = &p->reg[f.region];
-	uint32_t nr = 1u << f.order;
+	uint32_t nr = 1u << f.order, zeroed = 0;
 	int head_kept = 0;
 
 	for (uint32_t j = 0; j < nr; j++) {
 		uint32_t pg = f.head + j;
 		if (rg->pte[pg] != (PTE_PRESENT | id))
 			continue;
-		if (j == 0) {
+		if (!rg->data[pg]) {
+			rg->pte[pg] = PTE_ZERO;
+			zeroed++;
+		} else if (j == 0) {
 			p->f[id].order = 0;
 			p->f[id].mapped = 1;
 			head_kept = 1;
@@ -161,6 +176,8 @@ static void folio_split(sl_proc *p, uint32_t id)
 		folio_release(p, id);
 	if (f.order == SL_PMD_ORDER)
 		rg->pmd[f.head / PMD_PAGES] = PMD_TABLE;
+	p->st.zero_remapped += zeroed;
+	return zeroed;
 }
 
 static int range_none(const region *rg, uint32_t a, uint32_t nr)
@@ -246,10 +263,16 @@ void sl_proc_touch(sl_proc *p, int r, uint64_t first, uint64_t n)
 
 	for (uint64_t i = first; i < first + n; i++) {
 		uint64_t pte = rg->pte[i];
-		if (!pte)
+		if (!pte) {
 			fault_anon(p, r, (uint32_t)i);
-		else if (is_swap(pte))
+		} else if (is_swap(pte)) {
 			fault_swap(p, r, (uint32_t)i);
+		} else if (pte == PTE_ZERO) {
+			/* do_wp_page() on the zero page: a fresh order-0 folio */
+			folio_map_new(p, r, (uint32_t)i, 0);
+			p->st.faults_anon[0]++;
+		}
+		rg->data[i] = 1;
 	}
 }
 
@@ -278,8 +301,10 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 		if (rg->pmd[pmd] == PMD_HUGE) {
 			if (i == pmd_start && end >= pmd_end) {
 				uint32_t id = (uint32_t)pte_val(rg->pte[i]);
-				for (uint64_t j = pmd_start; j < pmd_end; j++)
+				for (uint64_t j = pmd_start; j < pmd_end; j++) {
 					rg->pte[j] = 0;
+					rg->data[j] = 0;
+				}
 				folio_release(p, id);
 				rg->pmd[pmd] = PMD_NONE;
 				i = pmd_end;
@@ -291,13 +316,18 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 		while (i < stop) {
 			uint64_t pte = rg->pte[i];
 			if (is_present(pte)) {
+				rg->data[i] = 0;
 				unmap_page(p, rg, (uint32_t)i++);
+			} else if (pte == PTE_ZERO) {
+				rg->pte[i++] = 0;
 			} else if (is_swap(pte)) {
 				uint64_t base = pte_val(pte), nr = 1;
 				while (i + nr < stop && rg->pte[i + nr] == (PTE_SWAP | (base + nr)))
 					nr++;
-				for (uint64_t j = 0; j < nr; j++)
+				for (uint64_t j = 0; j < nr; j++) {
 					rg->pte[i + j] = 0;
+					rg->data[i + j] = 0;
+				}
 				sl_swap_put(p->d, p->cpu, base, nr);
 				i += nr;
 			} else {
@@ -335,6 +365,25 @@ static void reclaim_order0(sl_proc *p, uint32_t id)
 		p->st.alloc_fail0++;
 }
 
+/* One page of a folio split by the fallback, in the order shrink_folio_list()
+ * meets it. A page the split remapped to the zero page left an unmapped,
+ * zero-filled folio on the list: reclaim still allocates it a slot, the
+ * write-out only sets the zeromap, and dropping the swap cache frees the slot
+ * again - a slot taken and given back (docs/kernel-findings.md F2). */
+static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
+{
+	uint64_t pte = rg->pte[pg];
+
+	if (is_present(pte)) {
+		reclaim_order0(p, (uint32_t)pte_val(pte));
+	} else if (pte == PTE_ZERO) {
+		uint64_t off = sl_swap_alloc(p->d, p->cpu, 0);
+		if (off)
+			sl_swap_put(p->d, p->cpu, off, 1);
+		p->st.zero_transient++;
+	}
+}
+
 /* shrink_folio_list() - 6.18, for one folio taken off the list: allocate
  * swap for its order; a large folio that gets none is split to order 0
  * (swpout_fallback for its size), the head retried at order 0, then the
@@ -358,13 +407,15 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 	region *rg = &p->reg[f->region];
 	p->st.swpout_fallback[order]++;
 	folio_split(p, id);
-	reclaim_order0(p, id);
+	reclaim_split_page(p, rg, head);
 	for (uint32_t j = nr - 1; j >= 1; j--)
-		reclaim_order0(p, (uint32_t)pte_val(rg->pte[head + j]));
+		reclaim_split_page(p, rg, head + j);
 }
 
 static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
 {
+	if (id == 0 || !p->f[id].live)
+		abort(); /* only live folios are reclaimed */
 	p->f[id].queued = 1;
 	p->queue[(*nq)++] = id;
 }
@@ -400,6 +451,8 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 			if (f->mapped != nr || f->head < s || f->head + nr > e) {
 				folio_split(p, id);
 				p->st.splits++;
+				if (!is_present(rg->pte[i]))
+					continue; /* now the zero page */
 				id = (uint32_t)pte_val(rg->pte[i]);
 			}
 		}

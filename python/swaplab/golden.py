@@ -1,9 +1,12 @@
-"""Golden results: fixed-seed runs pinned per policy (tests/golden/<policy>.json).
+"""Golden results: fixed-seed runs pinned per policy (tests/golden/<policy>.json),
+and what the live kernel produced (tests/golden/kernel-<release>.json).
 
-`swaplab golden --policy P` regenerates the file for review (git diff), and
-`--check` compares without writing; the tests call golden_variants() and
-compute_golden() and compare with the committed file. Files are never
-overwritten by the tests.
+`swaplab golden --policy P` regenerates a policy's file for review (git diff);
+`--check` compares without writing. `swaplab golden --kernel` records the
+live kernel's per-iteration counts and layout hashes for KERNEL_VARIANTS,
+so that the model's agreement with the kernel stays checked on machines
+without root or zram (tests/py/test_kernel_golden.py). The tests never
+overwrite these files.
 """
 from __future__ import annotations
 
@@ -30,14 +33,65 @@ VARIANTS = [
 ]
 
 
-def golden_variants() -> list:
-    out = []
-    for label, wl, opts in VARIANTS:
-        wp = WorkloadParams(workload=wl)
-        for k, v in opts.items():
-            setattr(wp, k, v)
-        out.append((label, wp))
+# Kernel-pinned variants: deterministic on the 6.18 kernel (docs/kernel-findings.md);
+# thp-swap -s at 64M fills the device and is not (F4), so it is absent.
+KERNEL_VARIANTS = [
+    ("v1", "thp-swap-v1", {}),
+    ("v1-s", "thp-swap-v1", {"small_folios": True}),
+    ("v1-glibc", "thp-swap-v1", {"rng": "glibc"}),
+    ("v1-s-glibc", "thp-swap-v1", {"small_folios": True, "rng": "glibc"}),
+    ("v1-16K", "thp-swap-v1", {"mthp_kb": [16]}),
+    ("v1-s-32K", "thp-swap-v1", {"small_folios": True, "mthp_kb": [32]}),
+    ("v1-128K", "thp-swap-v1", {"mthp_kb": [128]}),
+    ("v1-s-256K", "thp-swap-v1", {"small_folios": True, "mthp_kb": [256]}),
+    ("v1-16K-64K", "thp-swap-v1", {"mthp_kb": [16, 64]}),
+    ("v1-32M", "thp-swap-v1", {"swap_bytes": 32 << 20}),
+    ("v1-48M", "thp-swap-v1", {"swap_bytes": 48 << 20}),
+    ("v2", "thp-swap", {}),
+    ("v2-a", "thp-swap", {"aligned_swapin": True}),
+    ("v2-a-s", "thp-swap", {"aligned_swapin": True, "small_folios": True}),
+    ("v2-a-s-seed3", "thp-swap", {"aligned_swapin": True, "small_folios": True, "seed": 3}),
+    ("v2-a-256K", "thp-swap", {"aligned_swapin": True, "mthp_kb": [256]}),
+    ("v2-a-32M", "thp-swap", {"aligned_swapin": True, "swap_bytes": 32 << 20}),
+    ("v2-a-odd", "thp-swap", {"aligned_swapin": True, "swap_bytes": (63 << 20) + (748 << 10)}),
+]
+
+
+def _params(wl: str, opts: dict) -> WorkloadParams:
+    wp = WorkloadParams(workload=wl)
+    for k, v in opts.items():
+        setattr(wp, k, v)
+    return wp
+
+
+def kernel_variants() -> list:
+    return [(label, _params(wl, opts)) for label, wl, opts in KERNEL_VARIANTS]
+
+
+def pinned(res: dict) -> list:
+    """The per-iteration figures a golden file pins: counts per size and the layout hash."""
+    return [{"sizes": {kb: [s["swpout"], s["swpout_fallback"], s["swpin"]] for kb, s in it["sizes"].items()},
+             "layout_hash": it["layout_hash"]} for it in res["iterations"]]
+
+
+def record_kernel_golden(path: str, progress=None) -> dict:
+    from .kernel import harness
+    out = {"kernel_release": None, "format": "per iteration: sizes kB -> [swpout, swpout_fallback, "
+                                             "swpin]; layout_hash", "variants": {}}
+    for label, wp in kernel_variants():
+        if progress:
+            progress(label)
+        res, _ = harness.run_kernel(wp)
+        out["kernel_release"] = res["machine"]["kernel_release"]
+        out["variants"][label] = {"params": res["params"], "iterations": pinned(res)}
+    with open(path, "w") as f:
+        json.dump(out, f, indent=0, separators=(",", ":"))
+        f.write("\n")
     return out
+
+
+def golden_variants() -> list:
+    return [(label, _params(wl, opts)) for label, wl, opts in VARIANTS]
 
 
 def compute_golden(policy: str) -> dict:
@@ -67,6 +121,8 @@ def add_parsers(sub) -> None:
     g.add_argument("--policy", default="linux-6.18")
     g.add_argument("--dir", default="tests/golden", help="golden directory (default tests/golden)")
     g.add_argument("--check", action="store_true", help="compare with the file; exit 1 on a difference")
+    g.add_argument("--kernel", action="store_true",
+                   help="record the live kernel's results instead (root, zram): kernel-<release>.json")
     g.set_defaults(func=main)
 
 
@@ -74,6 +130,13 @@ def main(a) -> int:
     check_policy_name(a.policy)
     if not os.path.isdir(a.dir):
         raise ParamError(f"golden directory '{a.dir}' does not exist")
+    if a.kernel:
+        import platform
+        release = platform.release().split("-")[0].rsplit(".", 1)[0]
+        path = os.path.join(a.dir, f"kernel-{release}.json")
+        data = record_kernel_golden(path, lambda s: print(f"golden: kernel {s}", file=sys.stderr, flush=True))
+        print(f"wrote {path}: {len(data['variants'])} variants from kernel {data['kernel_release']}")
+        return 0
     data = compute_golden(a.policy)
     path = golden_path(a.policy, a.dir)
     if a.check:

@@ -3,7 +3,7 @@ matrix of workload variants, one row per variant (docs/kernel-harness.md).
 
 Default matrix, 64M swap each: thp-swap-v1 with and without -s; thp-swap
 with none, -a, -s, -a -s; all at 64K mTHP; plus 16K and 32K mTHP variants of
-thp-swap-v1 and thp-swap -a.
+thp-swap-v1 and thp-swap -a. --full adds full_matrix()'s variants.
 """
 from __future__ import annotations
 
@@ -18,19 +18,54 @@ SCHEMA = "swaplab.validate/1"
 POLICY = "linux-6.18"
 
 
+def _v(workload: str, mthp=(64,), small=False, aligned=False, **kw) -> dict:
+    d = {"workload": workload, "mthp_kb": list(mthp), "small_folios": small, "aligned_swapin": aligned}
+    d.update(kw)
+    return d
+
+
 def default_matrix() -> list:
-    """(workload, mthp KiB, small_folios, aligned_swapin)."""
-    m = [("thp-swap-v1", 64, False, False), ("thp-swap-v1", 64, True, False),
-         ("thp-swap", 64, False, False), ("thp-swap", 64, False, True),
-         ("thp-swap", 64, True, False), ("thp-swap", 64, True, True)]
+    """The variants of swaplab validate, as WorkloadParams overrides (64M swap)."""
+    m = [_v("thp-swap-v1"), _v("thp-swap-v1", small=True),
+         _v("thp-swap"), _v("thp-swap", aligned=True),
+         _v("thp-swap", small=True), _v("thp-swap", small=True, aligned=True)]
     for kb in (16, 32):
-        m += [("thp-swap-v1", kb, False, False), ("thp-swap", kb, False, True)]
+        m += [_v("thp-swap-v1", (kb,)), _v("thp-swap", (kb,), aligned=True)]
+    return m
+
+
+def full_matrix() -> list:
+    """--full: the default matrix, then every mTHP size alone and 16K+64K, other
+    swap sizes (one not a multiple of 2M), the glibc RNG and three more seeds."""
+    m = default_matrix()
+    for sizes in ((128,), (256,), (16, 64)):
+        m += [_v("thp-swap-v1", sizes), _v("thp-swap-v1", sizes, small=True),
+              _v("thp-swap", sizes), _v("thp-swap", sizes, aligned=True)]
+    for kb in (16, 32):
+        m += [_v("thp-swap-v1", (kb,), small=True), _v("thp-swap", (kb,))]
+    for mib in (32, 48, 128):
+        m += [_v("thp-swap-v1", swap_bytes=mib << 20), _v("thp-swap", aligned=True, swap_bytes=mib << 20)]
+    odd = (63 << 20) + (748 << 10)  # 63.73 MiB: the last cluster is partly padding
+    m += [_v("thp-swap-v1", small=True, swap_bytes=odd), _v("thp-swap", aligned=True, swap_bytes=odd)]
+    m += [_v("thp-swap-v1", rng="glibc"), _v("thp-swap-v1", small=True, rng="glibc"),
+          _v("thp-swap", rng="glibc"), _v("thp-swap", aligned=True, rng="glibc"),
+          _v("thp-swap", aligned=True, small=True, rng="glibc")]
+    for seed in (2, 3, 4):
+        m += [_v("thp-swap-v1", small=True, seed=seed), _v("thp-swap", small=True, aligned=True, seed=seed)]
     return m
 
 
 def variant_name(wp: WorkloadParams) -> str:
     flags = (" -a" if wp.aligned_swapin else "") + (" -s" if wp.small_folios else "")
-    return f"{wp.workload}{flags} {','.join(map(report.size_label, wp.mthp_kb))}"
+    name = f"{wp.workload}{flags} {','.join(map(report.size_label, wp.mthp_kb))}"
+    if wp.swap_bytes != 64 << 20:
+        mib = wp.swap_bytes / (1 << 20)
+        name += f" swap={mib:g}M" if mib == int(mib) else f" swap={wp.swap_bytes >> 10}K"
+    if wp.rng != "default":
+        name += f" rng={wp.rng}"
+    if wp.seed != 1:
+        name += f" seed={wp.seed}"
+    return name
 
 
 def add_parsers(sub) -> None:
@@ -41,22 +76,23 @@ def add_parsers(sub) -> None:
                                    "slot agreement of the final layouts, iterations whose layout "
                                    "hash agrees, first divergence.")
     v.add_argument("--iterations", default="100", help="iterations per variant (default 100)")
+    v.add_argument("--full", action="store_true",
+                   help="the full matrix: mTHP sizes 16K..256K and 16K+64K, swap sizes 32M..128M and one "
+                        "not a multiple of 2M, the glibc RNG, more seeds")
     v.add_argument("--json", metavar="PATH", help="write every comparison as JSON ('-' for stdout)")
     v.add_argument("--allow-other-swap", action="store_true",
                    help="run even while other swap is active (see swaplab kernel run)")
     v.set_defaults(func=_cmd_validate)
 
 
-def run_validate(iterations: int, allow_other_swap: bool = False, progress=None) -> dict:
+def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
+                 full: bool = False) -> dict:
     from .compare import compare
     from .kernel import harness
     from .model import run_model
 
-    variants = []
-    for wl, kb, small, aligned in default_matrix():
-        variants.append(WorkloadParams(workload=wl, swap_bytes=64 << 20, mthp_kb=[kb],
-                                       small_folios=small, aligned_swapin=aligned,
-                                       iterations=iterations))
+    variants = [WorkloadParams(iterations=iterations, **v)
+                for v in (full_matrix() if full else default_matrix())]
     all_sizes = sorted({kb for v in variants for kb in v.mthp_kb})
     probe = WorkloadParams(workload="thp-swap-v1", mthp_kb=all_sizes)
     tools = harness.preflight(probe, allow_other_swap)
@@ -72,11 +108,12 @@ def run_validate(iterations: int, allow_other_swap: bool = False, progress=None)
         harness.preflight(wp, allow_other_swap)
         kres, klay = harness.run_kernel(wp, allow_other_swap=allow_other_swap, tools=tools)
         c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
-        kb = str(wp.mthp_kb[0])
         fd = c["first_divergence"]
+        # several sizes: the mean over the sizes of each one's mean fallback %
+        sizes = [str(kb) for kb in wp.mthp_kb]
         row = {"variant": name, "iterations": iterations,
-               "model_fallback_pct": c["summary"][kb]["mean_fallback_pct_a"],
-               "kernel_fallback_pct": c["summary"][kb]["mean_fallback_pct_b"],
+               "model_fallback_pct": sum(c["summary"][kb]["mean_fallback_pct_a"] for kb in sizes) / len(sizes),
+               "kernel_fallback_pct": sum(c["summary"][kb]["mean_fallback_pct_b"] for kb in sizes) / len(sizes),
                "slot_agreement_pct": round(100 * c["slot_agreement"], 2),
                "hash_agree": c["hash_agree_iterations"],
                "first_divergence": (f"it {fd['iteration']} ({'+'.join(fd['what'])})" if fd else "none"),
@@ -100,7 +137,7 @@ COLUMNS = [("variant", "variant", "{}"), ("iterations", "iters", "{}"),
 
 def print_validate(v: dict, out=sys.stdout) -> None:
     print(f"# validate: model {v['policy']} vs kernel {v['kernel_release']}, "
-          f"{v['iterations']} iterations, 64M zram swap", file=out)
+          f"{v['iterations']} iterations, zram swap (64M unless named)", file=out)
     report.print_table(v["rows"], [(k, h, f) for k, h, f in COLUMNS], out=out)
 
 
@@ -114,7 +151,8 @@ def _cmd_validate(a) -> int:
         if a.json:
             check_writable(a.json, "--json")
         v = run_validate(n, a.allow_other_swap,
-                         progress=lambda s: print(f"validate: {s}", file=sys.stderr, flush=True))
+                         progress=lambda s: print(f"validate: {s}", file=sys.stderr, flush=True),
+                         full=a.full)
     except ParamError as e:
         sys.stderr.write(f"swaplab validate: error: {e}\n")
         return 2

@@ -211,3 +211,60 @@ TEST(order0_failure_keeps_the_page_resident)
 	sl_proc_destroy(p);
 	sl_device_destroy(d);
 }
+
+/* docs/kernel-findings.md F1/F2, the kernel experiment replayed: every other
+ * slot of a full device freed, a 128K folio with only its first 64K written
+ * falls back; pages 16..31 go to the zero page but each takes a slot and
+ * gives it back, so page 15 lands 16 holes after page 0. The kernel printed
+ * 0:1 1:63 2:61 ... 15:35, 16..31 present. */
+TEST(fallback_split_zero_tails_take_and_free_a_slot)
+{
+	sl_device *d = t_device("linux-6.18", 1024);
+	sl_region_spec r[2] = { { .npages = 1023, .vmflags = SL_VMA_NOHUGEPAGE },
+				{ .npages = 512, .vmflags = SL_VMA_HUGEPAGE } };
+	sl_proc *p = sl_proc_create(d, 0, M(5), SL_SWAPIN_LARGE, r, 2);
+	sl_proc_touch(p, 0, 0, 1023);
+	sl_proc_pageout(p, 0, 0, 1023);
+	for (uint32_t i = 0; i < 1023; i += 2)
+		sl_proc_dontneed(p, 0, i, 1);
+	sl_proc_touch(p, 1, 0, 16);
+	sl_proc_pageout(p, 1, 0, 32);
+	const sl_proc_stats *st = sl_proc_stats_get(p);
+	CHECK_EQ(st->swpout_fallback[5], 1);
+	CHECK_EQ(st->zero_remapped, 16);
+	CHECK_EQ(st->zero_transient, 16);
+	CHECK_EQ(slot_of(p, 1023 + 0), 1);
+	CHECK_EQ(slot_of(p, 1023 + 15), 35);
+	CHECK_EQ(slot_of(p, 1023 + 14), 37);
+	CHECK_EQ(slot_of(p, 1023 + 1), 63);
+	CHECK_EQ(slot_of(p, 1023 + 16), SL_NOT_SWAPPED);
+	/* a write to a zero-page PTE faults a fresh order-0 folio */
+	sl_proc_touch(p, 1, 20, 1);
+	CHECK_EQ(st->faults_anon[0], 1023 + 1);
+	CHECK_PROC(p);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+/* F1 alone: MADV_PAGEOUT splits a 128K folio whose written half was dropped;
+ * the never-written half goes to the zero page and is not swapped. */
+TEST(pageout_split_maps_never_written_pages_to_zero_page)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	sl_proc *p = proc(d, M(5), 32, SL_VMA_HUGEPAGE);
+	sl_proc_touch(p, 0, 16, 16);         /* the fault maps 0..31, 16..31 written */
+	sl_proc_dontneed(p, 0, 16, 16);
+	sl_proc_touch(p, 0, 16, 16);         /* 16 order-0 folios */
+	sl_proc_pageout(p, 0, 0, 32);
+	const sl_proc_stats *st = sl_proc_stats_get(p);
+	CHECK_EQ(st->splits, 1);
+	CHECK_EQ(st->zero_remapped, 16);
+	CHECK_EQ(st->zero_transient, 0);
+	CHECK_EQ(slot_of(p, 0), SL_NOT_SWAPPED);
+	CHECK_EQ(slot_of(p, 16), 1);
+	CHECK_EQ(st->swpout[0], 16);
+	CHECK_PROC(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}

@@ -4,6 +4,8 @@ import sys
 
 import pytest
 
+from swaplab.kernel import machine as M
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -27,3 +29,22 @@ def cli():
 @pytest.fixture
 def root():
     return ROOT
+
+
+def _kernel_unavailable():
+    """Why the live-kernel tests cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root"
+    saved = {k: os.environ.pop(k) for k in ("SWAPLAB_FAKE_NONROOT", "SWAPLAB_SYSFS_ROOT")
+             if k in os.environ}
+    try:
+        M.check_can_run([16, 32, 64])
+    except M.HarnessRefused as e:
+        return str(e)
+    finally:
+        os.environ.update(saved)
+    return None
+
+
+UNAVAILABLE = _kernel_unavailable()
+needs_kernel = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"kernel harness unavailable: {UNAVAILABLE}")

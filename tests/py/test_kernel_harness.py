@@ -16,7 +16,7 @@ import time
 import pytest
 
 from swaplab.kernel import machine as M
-from conftest import ROOT
+from conftest import ROOT, UNAVAILABLE, needs_kernel  # noqa: F401
 
 SYS = "/sys"
 
@@ -29,24 +29,6 @@ def snapshot():
         except OSError:
             zram[zid] = None
     return {"swaps": [s["name"] for s in M.active_swaps()], "zram": zram, "knobs": M.read_knobs(SYS)}
-
-
-def _unavailable():
-    if os.geteuid() != 0:
-        return "needs root"
-    saved = {k: os.environ.pop(k) for k in ("SWAPLAB_FAKE_NONROOT", "SWAPLAB_SYSFS_ROOT")
-             if k in os.environ}
-    try:
-        M.check_can_run([16, 32, 64])
-    except M.HarnessRefused as e:
-        return str(e)
-    finally:
-        os.environ.update(saved)
-    return None
-
-
-UNAVAILABLE = _unavailable()
-needs_kernel = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"kernel harness unavailable: {UNAVAILABLE}")
 
 
 def _no_other_swap():

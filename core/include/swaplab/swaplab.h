@@ -125,6 +125,8 @@ typedef struct sl_proc_stats {
 	uint64_t alloc_fail0;                   /* order-0 swap-out that found no slot */
 	uint64_t faults_anon[SL_NR_ORDERS];     /* anonymous folios created */
 	uint64_t splits;                        /* folios split by MADV_PAGEOUT range cuts */
+	uint64_t zero_remapped;                 /* never-written pages a split mapped to the zero page */
+	uint64_t zero_transient;                /* of those, reclaimed after a fallback: slot taken and freed */
 } sl_proc_stats;
 
 enum {

@@ -1,0 +1,34 @@
+"""Live agreement: short variants on the kernel and on the model give identical
+layout dumps and counts. Runs where root and zram exist (here and in CI)."""
+import pytest
+
+from conftest import needs_kernel
+from swaplab.compare import compare
+from swaplab.model import run_model
+from swaplab.params import WorkloadParams
+
+VARIANTS = [
+    ("v1-s", dict(workload="thp-swap-v1", small_folios=True)),
+    ("v1-128K", dict(workload="thp-swap-v1", mthp_kb=[128])),
+    ("v2-a-s", dict(workload="thp-swap", aligned_swapin=True, small_folios=True)),
+    ("v2-16K", dict(workload="thp-swap", mthp_kb=[16])),
+    ("v1-32M", dict(workload="thp-swap-v1", swap_bytes=32 << 20)),
+]
+
+
+@needs_kernel
+@pytest.mark.parametrize("label,kw", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_kernel_and_model_layouts_identical(label, kw, tmp_path, monkeypatch):
+    from swaplab.kernel import harness, machine as M
+    if M.active_swaps():
+        pytest.skip("other swap is active")
+    monkeypatch.setenv("SWAPLAB_STATE_DIR", str(tmp_path / "state"))
+    wp = WorkloadParams(iterations=12, **kw)
+    kres, klay = harness.run_kernel(wp)
+    mres, mlay = run_model(wp, "linux-6.18")
+    c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
+    assert c["first_divergence"] is None, c["first_divergence"]
+    assert mlay == klay
+    for mi, ki in zip(mres["iterations"], kres["iterations"]):
+        assert mi["sizes"] == ki["sizes"]
+        assert mi["layout_hash"] == ki["layout_hash"]
