@@ -274,7 +274,8 @@ const sl_policy sl_policy_v6_18 = {
 	.name = "linux-6.18",
 	.summary = "Linux 6.18: per-CPU cursor, nonfull before free, one frag cluster, order-0 steal",
 	.kernel = "6.18",
-	.props = SL_POL_ORDERED_CLUSTERS,
+	.props = SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE |
+		 SL_POL_SPLIT_DESCENDING,
 	.init = v6_18_init,
 	.alloc = v6_18_alloc,
 	.free = v6_18_free,

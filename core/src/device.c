@@ -163,9 +163,21 @@ void sli_alloc_range(sl_device *d, uint64_t off, int order)
 
 void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n)
 {
+	if (d->ci[sli_cluster_of(off)].count == 0)
+		d->ci[sli_cluster_of(off)].order = 0;
 	memset(d->map + off, SL_SLOT_CACHE, n);
 	d->ci[sli_cluster_of(off)].count = (uint16_t)(d->ci[sli_cluster_of(off)].count + n);
 	d->inuse_pages += n;
+}
+
+void sli_take_reserved(sl_device *d, uint64_t off)
+{
+	d->map[off] = 1;
+	if (d->shadow) {
+		if (d->shadow[off])
+			d->shadow_errors++;
+		d->shadow[off] = 1;
+	}
 }
 
 void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)

@@ -66,6 +66,7 @@ struct sl_proc {
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
+static int gen_has(const sl_proc *p, unsigned prop) { return (p->d->pol->props & prop) != 0; }
 static int is_present(uint64_t pte) { return (pte & PTE_PRESENT) != 0; }
 static uint64_t pte_val(uint64_t pte) { return pte & PTE_VAL_MASK; }
 
@@ -161,7 +162,7 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 		uint32_t pg = f.head + j;
 		if (rg->pte[pg] != (PTE_PRESENT | id))
 			continue;
-		if (!rg->data[pg]) {
+		if (!rg->data[pg] && gen_has(p, SL_POL_SPLIT_ZEROPAGE)) {
 			rg->pte[pg] = PTE_ZERO;
 			zeroed++;
 		} else if (j == 0) {
@@ -408,8 +409,13 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 	p->st.swpout_fallback[order]++;
 	folio_split(p, id);
 	reclaim_split_page(p, rg, head);
-	for (uint32_t j = nr - 1; j >= 1; j--)
-		reclaim_split_page(p, rg, head + j);
+	if (gen_has(p, SL_POL_SPLIT_DESCENDING)) {
+		for (uint32_t j = nr - 1; j >= 1; j--)
+			reclaim_split_page(p, rg, head + j);
+	} else {
+		for (uint32_t j = 1; j < nr; j++)
+			reclaim_split_page(p, rg, head + j);
+	}
 }
 
 static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
@@ -448,7 +454,14 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 			continue;
 		if (f->order) {
 			uint32_t nr = 1u << f->order;
-			if (f->mapped != nr || f->head < s || f->head + nr > e) {
+			int whole = f->mapped == nr && f->head >= s && f->head + nr <= e;
+			if (whole && gen_has(p, SL_POL_SPLIT_MTHP)) {
+				/* <= 6.9 split every PTE-mapped large folio here; the
+				 * model counts it as a fallback of its size */
+				p->st.swpout_fallback[f->order]++;
+				whole = 0;
+			}
+			if (!whole) {
 				folio_split(p, id);
 				p->st.splits++;
 				if (!is_present(rg->pte[i]))

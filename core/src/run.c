@@ -84,8 +84,7 @@ static int run_op(void *ctx, const sl_op *op)
 
 int sl_policy_swapin_mode(const sl_policy *pol)
 {
-	(void)pol; /* only 6.18 exists so far; older generations swap in order 0 */
-	return SL_SWAPIN_LARGE;
+	return (pol->props & SL_POL_SWAPIN_LARGE) ? SL_SWAPIN_LARGE : SL_SWAPIN_ORDER0;
 }
 
 int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,

@@ -45,6 +45,9 @@ void sli_alloc_range(sl_device *d, uint64_t off, int order);
 /* Marks slots [off, off+n) (inside one cluster) as holding the cache only
  * (0x40): reserved by a slot cache, not yet handed out. */
 void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n);
+/* Hands out one slot a slot cache reserved (0x40): it becomes the folio's
+ * slot with swap count 1. */
+void sli_take_reserved(sl_device *d, uint64_t off);
 /* Releases nr slots inside one cluster: map -> free, count and usage down.
  * Does not touch lists (the policy relocates the cluster). */
 void sli_release_range(sl_device *d, uint64_t off, uint32_t nr);

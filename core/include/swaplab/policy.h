@@ -20,6 +20,10 @@
  *   check  optional policy invariants; returns 0 or writes a message.
  *   fini   releases the policy state.
  *   tick   optional: run deferred work (slot-cache flushes, workers).
+ *
+ * props also carries the process-side behaviour of the generation
+ * (SL_POL_SWAPIN_LARGE, SL_POL_SPLIT_ZEROPAGE, SL_POL_SPLIT_MTHP), so a
+ * history run of an old kernel uses that kernel's swap-in and split rules.
  */
 #ifndef SWAPLAB_POLICY_H
 #define SWAPLAB_POLICY_H
@@ -30,6 +34,18 @@ enum {
 	/* Large allocations always land in a cluster of their own order
 	 * (cluster.order == order): invariant I6 checks it. */
 	SL_POL_ORDERED_CLUSTERS = 1u << 0,
+	/* The generation swaps mTHP folios in whole on synchronous-I/O devices
+	 * (6.13+); without it every swap-in is order 0. */
+	SL_POL_SWAPIN_LARGE = 1u << 1,
+	/* Splits of anonymous folios map never-written pages to the shared zero
+	 * page (6.12+, docs/kernel-findings.md F1/F2). */
+	SL_POL_SPLIT_ZEROPAGE = 1u << 2,
+	/* Large folios below PMD size cannot be swapped out whole (<= 6.9):
+	 * reclaim splits them before asking for slots. */
+	SL_POL_SPLIT_MTHP = 1u << 3,
+	/* A fallback split's pages are reclaimed head first, then the last page
+	 * down to the second (6.15+ __folio_split); without it, ascending. */
+	SL_POL_SPLIT_DESCENDING = 1u << 4,
 };
 
 typedef struct sl_policy {

@@ -1,0 +1,54 @@
+/*
+ * swaplab/swap_slots.h - the per-CPU swap slot caches of mm/swap_slots.c
+ * (4.11 .. 6.14), shared by the policies of those generations.
+ *
+ * Alloc cache: order-0 folio_alloc_swap() takes slots[cur++] from this
+ * CPU's cache; an empty cache is refilled with up to 64 slots by the
+ * policy's get_swap_pages(), all reserved (0x40, cache-only) at once.
+ * Free cache (<= 6.13): an order-0 slot whose last reference went away
+ * stays cache-only in this CPU's slots_ret[] until 64 have gathered; then
+ * all 64 are released in push order (swapcache_free_entries(), one device:
+ * no sort). The caches are active while free swap exceeds 5 x 64 slots per
+ * online CPU and are drained when it drops below 2 x 64 per CPU
+ * (check_cache_active()); inactive caches pass through to the allocator.
+ */
+#ifndef SWAPLAB_SWAP_SLOTS_H
+#define SWAPLAB_SWAP_SLOTS_H
+
+#include "types.h"
+
+#define SL_SWAP_SLOTS_CACHE_SIZE 64
+
+/* get_swap_pages(n) for order 0: reserve up to n slots into out[]; returns
+ * how many (stops at the first failure). */
+typedef int (*sl_get_swap_pages_fn)(sl_device *d, int cpu, int n, uint64_t *out);
+/* Release one cache-only slot back to the device (swap_entry_range_free). */
+typedef void (*sl_release_slot_fn)(sl_device *d, uint64_t off);
+
+typedef struct sl_swap_slots_cache {
+	uint64_t slots[SL_SWAP_SLOTS_CACHE_SIZE];
+	int nr, cur;
+	uint64_t slots_ret[SL_SWAP_SLOTS_CACHE_SIZE];
+	int n_ret;
+} sl_swap_slots_cache;
+
+typedef struct sl_swap_slots {
+	sl_swap_slots_cache *cpu;   /* [d->nr_cpus] */
+	int active;
+	int free_cache;             /* the free side exists (<= 6.13) */
+	int online_cpus;            /* for the activation thresholds */
+	sl_get_swap_pages_fn get;
+	sl_release_slot_fn release;
+} sl_swap_slots;
+
+int sl_swap_slots_init(sl_swap_slots *ss, sl_device *d, int free_cache, sl_get_swap_pages_fn get,
+		       sl_release_slot_fn release);
+void sl_swap_slots_fini(sl_swap_slots *ss);
+/* folio_alloc_swap() for order 0 through the cache: the slot, count 1, or 0. */
+uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu);
+/* free_swap_slot(): an order-0 slot whose count reached 0 (map byte 0x40). */
+void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off);
+/* Cached slots of every CPU, for accounting and tests. */
+uint64_t sl_swap_slots_held(const sl_swap_slots *ss, const sl_device *d);
+
+#endif
