@@ -101,6 +101,12 @@ void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off)
 	c->slots_ret[c->n_ret++] = off;
 }
 
+void sl_swap_slots_drain(sl_swap_slots *ss, sl_device *d)
+{
+	for (int c = 0; c < d->nr_cpus; c++)
+		drain_slots_cache_cpu(ss, d, &ss->cpu[c]);
+}
+
 uint64_t sl_swap_slots_held(const sl_swap_slots *ss, const sl_device *d)
 {
 	uint64_t n = 0;

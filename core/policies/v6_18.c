@@ -27,6 +27,7 @@
  */
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
 
 /* cluster_table_is_alloced() - 6.18: a cluster's swap table exists while it
  * holds slots or is isolated for allocation; free_cluster() frees it. */
@@ -44,126 +45,6 @@ static int cluster_is_usable(const sl_cluster *ci, int order)
 	return order == 0 || ci->count == 0 || ci->order == order;
 }
 
-/* free_cluster() - 6.18: count reached 0: free-list tail, order reset. */
-static void free_cluster(sl_device *d, uint32_t c)
-{
-	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-	d->ci[c].order = 0;
-}
-
-/* partial_free_cluster() - 6.18: slots were freed, some remain in use. */
-static void partial_free_cluster(sl_device *d, uint32_t c)
-{
-	sl_cluster *ci = &d->ci[c];
-
-	if (ci->flags != SL_CF_NONFULL)
-		sli_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
-}
-
-/* relocate_cluster() - 6.18: after an allocation attempt, put the cluster
- * where its count says: free, frag[order] or full. */
-static void relocate_cluster(sl_device *d, uint32_t c)
-{
-	sl_cluster *ci = &d->ci[c];
-
-	if (ci->flags == SL_CF_DISCARD)
-		return;
-	if (ci->count == 0) {
-		if (ci->flags != SL_CF_FREE)
-			free_cluster(d, c);
-	} else if (ci->count != SL_CLUSTER) {
-		if (ci->flags != SL_CF_FRAG)
-			sli_move_cluster(d, c, SL_LIST_FRAG(ci->order), SL_CF_FRAG);
-	} else if (ci->flags != SL_CF_FULL) {
-		sli_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
-	}
-}
-
-/* cluster_scan_range() - 6.18: all nr slots free. Cache-only slots would be
- * reclaimable when vm_swap_full(), but none exist under this policy. */
-static int cluster_scan_range(const sl_device *d, uint64_t off, uint32_t nr)
-{
-	return sli_range_free(d, off, nr);
-}
-
-/* alloc_swap_scan_cluster() - 6.18: scan one cluster from `off` in steps of
- * 2^order, no wrap-around; allocate the first free range; relocate the
- * cluster; store this CPU's cursor for `order` (the next position, or 0). */
-static uint64_t alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t off,
-					int order)
-{
-	uint32_t nr = 1u << order;
-	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER - nr; /* last start */
-	uint64_t found = 0, next = 0;
-	sl_cluster *ci = &d->ci[c];
-
-	if (ci->count + nr > SL_CLUSTER)
-		goto out;
-	if (order == 0) {
-		/* the same walk as below, one slot per step, done by memchr */
-		off = sli_find_free(d, off, end + 1);
-		if (off <= end)
-			found = off;
-	} else {
-		for (; off <= end; off += nr) {
-			if (cluster_scan_range(d, off, nr)) {
-				found = off;
-				break;
-			}
-		}
-	}
-	if (found) {
-		sli_alloc_range(d, found, order); /* cluster_alloc_range() */
-		if (ci->count < SL_CLUSTER && found + nr <= end)
-			next = found + nr;
-	}
-out:
-	relocate_cluster(d, c);
-	d->cursor[cpu * SL_NR_ORDERS + order] = next;
-	return found;
-}
-
-/* isolate_lock_cluster() - 6.18: take the first cluster of a list (the
- * trylock cannot fail single-threaded). */
-static uint32_t isolate_lock_cluster(sl_device *d, int list)
-{
-	uint32_t c = sli_list_first(d, list);
-
-	if (c != SL_NIL)
-		sli_isolate_cluster(d, c);
-	return c;
-}
-
-/* alloc_swap_scan_list() - 6.18: isolate and scan the list's head; with
- * scan_all, go on until one succeeds or the list is empty (each failed
- * cluster is relocated elsewhere, so this ends). */
-static uint64_t alloc_swap_scan_list(sl_device *d, int cpu, int list, int order, int scan_all)
-{
-	uint64_t found = 0;
-
-	do {
-		uint32_t c = isolate_lock_cluster(d, list);
-		if (c == SL_NIL)
-			break;
-		found = alloc_swap_scan_cluster(d, cpu, c, sli_cluster_offset(c), order);
-	} while (!found && scan_all);
-	return found;
-}
-
-/* swap_reclaim_full_clusters() - 6.18, force == false: one full cluster is
- * searched for cache-only slots; none exist here, so it goes back to the
- * full list's tail (the LRU rotation the kernel does when nothing frees). */
-static void swap_reclaim_full_clusters(sl_device *d)
-{
-	uint32_t c = isolate_lock_cluster(d, SL_LIST_FULL);
-
-	if (c == SL_NIL)
-		return;
-	d->st.full_reclaim_scans++;
-	if (d->ci[c].flags == SL_CF_NONE)
-		relocate_cluster(d, c);
-}
-
 /* cluster_alloc_swap_entry() - 6.18, non-rotational device without discard:
  * the fallback ladder. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
@@ -175,20 +56,20 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 		return 0;
 	/* partially used clusters of this order first: least fragmentation */
 	if (order < SL_PMD_ORDER) {
-		found = alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1);
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1);
 		if (found)
 			return found;
 	}
 	/* then one empty cluster */
-	found = alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
+	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
 	if (found)
 		return found;
 	/* over half of swap used: try to free cache-only slots of a full cluster */
 	if (sl_vm_swap_full(d))
-		swap_reclaim_full_clusters(d);
+		lr_swap_reclaim_full_clusters(d);
 	/* one fragmented cluster of this order, which rotates the frag list */
 	if (order < SL_PMD_ORDER) {
-		found = alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0);
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0);
 		if (found)
 			return found;
 	}
@@ -196,9 +77,9 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 		return 0;
 	/* order 0 steals from clusters of higher orders, frag before nonfull */
 	for (int o = 1; o < SL_NR_ORDERS; o++) {
-		found = alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1);
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1);
 		if (!found)
-			found = alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
+			found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
 		if (found) {
 			d->st.alloc_steal++;
 			return found;
@@ -223,7 +104,7 @@ static uint64_t swap_alloc_fast(sl_device *d, int cpu, int order)
 		return 0;
 	if (d->ci[c].count == 0)
 		off = sli_cluster_offset(c);
-	return alloc_swap_scan_cluster(d, cpu, c, off, order);
+	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
 }
 
 /* folio_alloc_swap() - 6.18: fast path, then the slow path over the
@@ -241,18 +122,11 @@ static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
 	return cluster_alloc_swap_entry(d, cpu, order);
 }
 
-/* swap_entries_free() - 6.18: release a run inside one cluster, then
- * free_cluster() or partial_free_cluster(). */
+/* swap_entries_free() - 6.18. */
 static void v6_18_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
-	uint32_t c = sli_cluster_of(off);
-
 	(void)cpu;
-	sli_release_range(d, off, nr);
-	if (d->ci[c].count == 0)
-		free_cluster(d, c);
-	else
-		partial_free_cluster(d, c);
+	lr_swap_entries_free(d, off, nr);
 }
 
 /* setup_clusters() - 6.18: clusters holding bad slots (the header, the

@@ -65,6 +65,8 @@ static uint64_t run_policy(const sl_policy *pol, uint64_t slots, uint64_t ops, u
 		nlive--;
 		sl_swap_put(d, 0, live[nlive].off, live[nlive].nr);
 	}
+	if (pol->drain)
+		pol->drain(d); /* slot caches give back what they hold */
 	CHECK_EQ(d->inuse_pages, 0);
 	CHECK_INVARIANTS(d);
 	free(live);

@@ -20,6 +20,9 @@
  *   check  optional policy invariants; returns 0 or writes a message.
  *   fini   releases the policy state.
  *   tick   optional: run deferred work (slot-cache flushes, workers).
+ *   drain  optional: return every slot a cache holds to the device, as
+ *          swapoff's drain_swap_slots_cache() does; afterwards inuse_pages
+ *          counts only slots with references.
  *
  * props also carries the process-side behaviour of the generation
  * (SL_POL_SWAPIN_LARGE, SL_POL_SPLIT_ZEROPAGE, SL_POL_SPLIT_MTHP), so a
@@ -59,6 +62,7 @@ typedef struct sl_policy {
 	void (*free)(sl_device *d, int cpu, uint64_t off, uint32_t nr);
 	int (*check)(const sl_device *d, char *msg, size_t len);
 	void (*tick)(sl_device *d);
+	void (*drain)(sl_device *d);
 } sl_policy;
 
 /* The registry: every policy, in history order, NULL-terminated. */

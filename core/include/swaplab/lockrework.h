@@ -1,0 +1,38 @@
+/*
+ * swaplab/lockrework.h - the cluster primitives of the 6.14+ allocator
+ * ("mm, swap: rework of swap allocator locks"), identical from 6.14 to 6.18
+ * and shared by the linux-6.15 and linux-6.18 policies. Each keeps its
+ * kernel function's name behind the lr_ prefix.
+ *
+ * The generations differ only in cluster_is_usable() (6.18 also needs the
+ * cluster's swap table), in the fallback ladder of cluster_alloc_swap_entry()
+ * and in the initial list order; those stay in the policy files.
+ */
+#ifndef SWAPLAB_LOCKREWORK_H
+#define SWAPLAB_LOCKREWORK_H
+
+#include "types.h"
+
+/* free_cluster(): count reached 0: free-list tail, order reset. */
+void lr_free_cluster(sl_device *d, uint32_t c);
+/* partial_free_cluster(): slots were freed, some remain in use. */
+void lr_partial_free_cluster(sl_device *d, uint32_t c);
+/* relocate_cluster(): after an allocation attempt: free, frag[order] or full. */
+void lr_relocate_cluster(sl_device *d, uint32_t c);
+/* isolate_lock_cluster(): the list's head taken off (SL_NIL if empty). */
+uint32_t lr_isolate_lock_cluster(sl_device *d, int list);
+/* alloc_swap_scan_cluster(): scan from off in steps of 2^order without wrap,
+ * allocate the first free range, relocate the cluster, store this CPU's
+ * cursor for `order`. Returns the slot or 0. */
+uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t off, int order);
+/* alloc_swap_scan_list(): isolate and scan the head; with scan_all go on
+ * until success or the list is empty. */
+uint64_t lr_alloc_swap_scan_list(sl_device *d, int cpu, int list, int order, int scan_all);
+/* swap_reclaim_full_clusters(force == false): one full cluster searched for
+ * cache-only slots; none here, so it rotates to the full list's tail. */
+void lr_swap_reclaim_full_clusters(sl_device *d);
+/* swap_entries_free(): release a run inside one cluster, then free or
+ * partially free the cluster. */
+void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * lockrework.c - the 6.14+ cluster primitives shared by linux-6.15 and
+ * linux-6.18 (swaplab/lockrework.h). Single-threaded: the trylock of
+ * isolate_lock_cluster() always succeeds and no lock is ever dropped, so no
+ * interleaving is simulated here (issue: concurrent mode).
+ */
+#include "swaplab/lockrework.h"
+#include "swaplab/cluster.h"
+
+/* free_cluster() - 6.14..6.18: count reached 0: free-list tail, order reset. */
+void lr_free_cluster(sl_device *d, uint32_t c)
+{
+	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+	d->ci[c].order = 0;
+}
+
+/* partial_free_cluster() - 6.14..6.18: slots were freed, some remain in use. */
+void lr_partial_free_cluster(sl_device *d, uint32_t c)
+{
+	sl_cluster *ci = &d->ci[c];
+
+	if (ci->flags != SL_CF_NONFULL)
+		sli_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
+}
+
+/* relocate_cluster() - 6.14..6.18: after an allocation attempt, put the cluster
+ * where its count says: free, frag[order] or full. */
+void lr_relocate_cluster(sl_device *d, uint32_t c)
+{
+	sl_cluster *ci = &d->ci[c];
+
+	if (ci->flags == SL_CF_DISCARD)
+		return;
+	if (ci->count == 0) {
+		if (ci->flags != SL_CF_FREE)
+			lr_free_cluster(d, c);
+	} else if (ci->count != SL_CLUSTER) {
+		if (ci->flags != SL_CF_FRAG)
+			sli_move_cluster(d, c, SL_LIST_FRAG(ci->order), SL_CF_FRAG);
+	} else if (ci->flags != SL_CF_FULL) {
+		sli_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
+	}
+}
+
+/* cluster_scan_range() - 6.14..6.18: all nr slots free. Cache-only slots would be
+ * reclaimable when vm_swap_full(), but none exist under this policy. */
+static int cluster_scan_range(const sl_device *d, uint64_t off, uint32_t nr)
+{
+	return sli_range_free(d, off, nr);
+}
+
+/* alloc_swap_scan_cluster() - 6.14..6.18: scan one cluster from `off` in steps of
+ * 2^order, no wrap-around; allocate the first free range; relocate the
+ * cluster; store this CPU's cursor for `order` (the next position, or 0). */
+uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t off,
+					int order)
+{
+	uint32_t nr = 1u << order;
+	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER - nr; /* last start */
+	uint64_t found = 0, next = 0;
+	sl_cluster *ci = &d->ci[c];
+
+	if (ci->count + nr > SL_CLUSTER)
+		goto out;
+	if (order == 0) {
+		/* the same walk as below, one slot per step, done by memchr */
+		off = sli_find_free(d, off, end + 1);
+		if (off <= end)
+			found = off;
+	} else {
+		for (; off <= end; off += nr) {
+			if (cluster_scan_range(d, off, nr)) {
+				found = off;
+				break;
+			}
+		}
+	}
+	if (found) {
+		sli_alloc_range(d, found, order); /* cluster_alloc_range() */
+		if (ci->count < SL_CLUSTER && found + nr <= end)
+			next = found + nr;
+	}
+out:
+	lr_relocate_cluster(d, c);
+	d->cursor[cpu * SL_NR_ORDERS + order] = next;
+	return found;
+}
+
+/* isolate_lock_cluster() - 6.14..6.18: take the first cluster of a list (the
+ * trylock cannot fail single-threaded). */
+uint32_t lr_isolate_lock_cluster(sl_device *d, int list)
+{
+	uint32_t c = sli_list_first(d, list);
+
+	if (c != SL_NIL)
+		sli_isolate_cluster(d, c);
+	return c;
+}
+
+/* alloc_swap_scan_list() - 6.14..6.18: isolate and scan the list's head; with
+ * scan_all, go on until one succeeds or the list is empty (each failed
+ * cluster is relocated elsewhere, so this ends). */
+uint64_t lr_alloc_swap_scan_list(sl_device *d, int cpu, int list, int order, int scan_all)
+{
+	uint64_t found = 0;
+
+	do {
+		uint32_t c = lr_isolate_lock_cluster(d, list);
+		if (c == SL_NIL)
+			break;
+		found = lr_alloc_swap_scan_cluster(d, cpu, c, sli_cluster_offset(c), order);
+	} while (!found && scan_all);
+	return found;
+}
+
+/* swap_reclaim_full_clusters() - 6.14..6.18, force == false: one full cluster is
+ * searched for cache-only slots; none exist here, so it goes back to the
+ * full list's tail (the LRU rotation the kernel does when nothing frees). */
+void lr_swap_reclaim_full_clusters(sl_device *d)
+{
+	uint32_t c = lr_isolate_lock_cluster(d, SL_LIST_FULL);
+
+	if (c == SL_NIL)
+		return;
+	d->st.full_reclaim_scans++;
+	if (d->ci[c].flags == SL_CF_NONE)
+		lr_relocate_cluster(d, c);
+}
+
+/* swap_entries_free() - 6.16..6.18 (swap_entry_range_free() in 6.14/6.15):
+ * release a run inside one cluster, then free_cluster() or
+ * partial_free_cluster(). */
+void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr)
+{
+	uint32_t c = sli_cluster_of(off);
+
+	sli_release_range(d, off, nr);
+	if (d->ci[c].count == 0)
+		lr_free_cluster(d, c);
+	else
+		lr_partial_free_cluster(d, c);
+}
