@@ -6,10 +6,12 @@
 #include "swaplab/policy.h"
 
 extern const sl_policy sl_policy_v6_12;
+extern const sl_policy sl_policy_v6_15;
 extern const sl_policy sl_policy_v6_18;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_12,
+	&sl_policy_v6_15,
 	&sl_policy_v6_18,
 	NULL,
 };

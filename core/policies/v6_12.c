@@ -260,14 +260,7 @@ static int v6_12_init(sl_device *d)
 		return -1;
 	}
 	d->pstate = s;
-	for (uint32_t j = 0; j < SWAP_CLUSTER_COLS; j++) {
-		for (uint32_t c = j; c < d->nr_clusters; c += SWAP_CLUSTER_COLS) {
-			if (d->ci[c].count)
-				sli_move_cluster(d, c, SL_LIST_NONFULL(0), SL_CF_NONFULL);
-			else
-				sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-		}
-	}
+	sli_setup_clusters(d, SWAP_CLUSTER_COLS);
 	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages0, release_slot);
 }
 

@@ -135,12 +135,7 @@ static int v6_18_init(sl_device *d)
 {
 	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
 		return -1; /* rotational and discard devices are not modelled yet */
-	for (uint32_t c = 0; c < d->nr_clusters; c++) {
-		if (d->ci[c].count)
-			sli_move_cluster(d, c, SL_LIST_NONFULL(0), SL_CF_NONFULL);
-		else
-			sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-	}
+	sli_setup_clusters(d, 1);
 	return 0;
 }
 

@@ -62,3 +62,15 @@ void sli_isolate_cluster(sl_device *d, uint32_t c)
 	cluster_unlink(d, c);
 	d->ci[c].flags = SL_CF_NONE;
 }
+
+void sli_setup_clusters(sl_device *d, uint32_t cols)
+{
+	for (uint32_t j = 0; j < cols; j++) {
+		for (uint32_t c = j; c < d->nr_clusters; c += cols) {
+			if (d->ci[c].count)
+				sli_move_cluster(d, c, SL_LIST_NONFULL(0), SL_CF_NONFULL);
+			else
+				sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+		}
+	}
+}

@@ -38,6 +38,12 @@ void sli_move_cluster(sl_device *d, uint32_t c, int list, int flag);
 /* Takes cluster c off its list; its flag becomes NONE. */
 void sli_isolate_cluster(sl_device *d, uint32_t c);
 
+/* setup_clusters(): clusters holding bad slots (header, padding) go to
+ * nonfull[0] with order 0, the others to the free list, taken in `cols`
+ * interleaved columns (<= 6.17: 32, so list neighbours are 64 MiB apart;
+ * 6.18: 1, ascending). */
+void sli_setup_clusters(sl_device *d, uint32_t cols);
+
 /* Marks nr = 2^order free slots at off as used with swap count 1; sets the
  * cluster order when the cluster was empty. Must be called with every slot
  * free (cluster_alloc_range()). */

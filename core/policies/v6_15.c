@@ -1,0 +1,155 @@
+/*
+ * v6_15.c - policy "linux-6.15": the swap slot allocator of Linux 6.15-6.17.
+ *
+ * Kernel range: 6.15 - 6.17 (Kairui Song's lock rework of 6.14 and
+ * "mm, swap: remove swap slot cache" of 6.15; 6.16/6.17 renamed the free
+ * path without changing it).
+ * Changes from 6.12: cluster locks with the device lock only for list moves
+ * (isolate_lock_cluster / relocate_cluster); a cluster being allocated from
+ * sits on frag[order], not nonfull; a global per-CPU per-order cursor
+ * {device, offset} as the fast path, with a usability check; no slot caches
+ * (order 0 is allocated one slot at a time, frees are immediate); mTHP
+ * swap-in on synchronous devices (6.13); the uniform folio split (6.15),
+ * whose pages are reclaimed last to second.
+ * Search ladder: one free cluster first (always, discard or not) -> one full
+ * cluster reclaimed if over half used -> every nonfull[order] cluster ->
+ * the frag[order] clusters that were there, rotating -> order-0 stealing.
+ *
+ * Kernel functions modelled (6.15): swap_alloc_fast, cluster_alloc_swap_entry,
+ * cluster_is_usable, setup_clusters; the primitives are lockrework.c's.
+ * Simplifications: as linux-6.18 (one non-rotational device without
+ * discard, single-threaded).
+ */
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
+
+#define SWAP_CLUSTER_COLS 32u
+
+/* cluster_is_usable() - 6.14..6.17: not full or discarding; order 0, empty,
+ * or of this order. */
+static int cluster_is_usable(const sl_cluster *ci, int order)
+{
+	if (ci->flags > SL_CF_USABLE)
+		return 0;
+	return order == 0 || ci->count == 0 || ci->order == order;
+}
+
+/* The frag[order] clusters that were on the list when the scan began, each
+ * isolated and scanned once (it rotates back to the tail on failure);
+ * `frags` already counts the nonfull failures that just landed there. */
+static uint64_t scan_frag_clusters(sl_device *d, int cpu, int order, uint32_t frags)
+{
+	uint32_t existing = d->list_len[SL_LIST_FRAG(order)];
+	uint64_t found = 0;
+
+	while (frags < existing && !found) {
+		uint32_t c = lr_isolate_lock_cluster(d, SL_LIST_FRAG(order));
+		if (c == SL_NIL)
+			break;
+		found = lr_alloc_swap_scan_cluster(d, cpu, c, sli_cluster_offset(c), order);
+		frags++;
+	}
+	return found;
+}
+
+/* cluster_alloc_swap_entry() - 6.15, non-rotational device without discard. */
+static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+{
+	uint64_t found;
+	uint32_t frags = 0, c;
+
+	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
+		return 0;
+	/* one free cluster: the free list always comes first in 6.15 */
+	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
+	if (found)
+		return found;
+	if (sl_vm_swap_full(d))
+		lr_swap_reclaim_full_clusters(d);
+	if (order < SL_PMD_ORDER) {
+		/* every nonfull cluster; each failure moves to frag[order] */
+		while ((c = lr_isolate_lock_cluster(d, SL_LIST_NONFULL(order))) != SL_NIL) {
+			found = lr_alloc_swap_scan_cluster(d, cpu, c, sli_cluster_offset(c), order);
+			if (found)
+				return found;
+			frags++;
+		}
+		found = scan_frag_clusters(d, cpu, order, frags);
+		if (found)
+			return found;
+	}
+	if (order > 0)
+		return 0;
+	/* order 0 steals from higher-order clusters, frag before nonfull */
+	for (int o = 1; o < SL_NR_ORDERS; o++) {
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1);
+		if (!found)
+			found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
+		if (found) {
+			d->st.alloc_steal++;
+			return found;
+		}
+	}
+	return 0;
+}
+
+/* swap_alloc_fast() - 6.15: this CPU's cursor for the order; one cluster;
+ * an emptied cluster restarts at its first slot (it keeps no table to lose). */
+static uint64_t swap_alloc_fast(sl_device *d, int cpu, int order)
+{
+	uint64_t off = d->cursor[cpu * SL_NR_ORDERS + order];
+	uint32_t c;
+
+	if (!off)
+		return 0;
+	c = sli_cluster_of(off);
+	if (!cluster_is_usable(&d->ci[c], order))
+		return 0;
+	if (d->ci[c].count == 0)
+		off = sli_cluster_offset(c);
+	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
+}
+
+/* folio_alloc_swap() - 6.15: fast path, then the slow path (a full device
+ * is off the avail list). */
+static uint64_t v6_15_alloc(sl_device *d, int cpu, int order)
+{
+	uint64_t off = swap_alloc_fast(d, cpu, order);
+
+	if (off) {
+		d->st.alloc_fast[order]++;
+		return off;
+	}
+	if (d->inuse_pages >= d->pages)
+		return 0;
+	return cluster_alloc_swap_entry(d, cpu, order);
+}
+
+/* swap_entry_range_free() - 6.15. */
+static void v6_15_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	(void)cpu;
+	lr_swap_entries_free(d, off, nr);
+}
+
+/* setup_clusters() - 6.15: bad-slot clusters to nonfull[0], the rest to the
+ * free list in 32 interleaved columns (0, 32, 64, ..., 1, 33, ...). */
+static int v6_15_init(sl_device *d)
+{
+	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
+		return -1;
+	sli_setup_clusters(d, SWAP_CLUSTER_COLS);
+	return 0;
+}
+
+const sl_policy sl_policy_v6_15 = {
+	.name = "linux-6.15",
+	.summary = "Linux 6.15: lock rework, global per-CPU cursor, free first, nonfull, counted frag, no slot cache",
+	.kernel = "6.15-6.17",
+	.props = SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE |
+		 SL_POL_SPLIT_DESCENDING,
+	.init = v6_15_init,
+	.alloc = v6_15_alloc,
+	.free = v6_15_free,
+};
