@@ -8,11 +8,15 @@
 extern const sl_policy sl_policy_v6_12;
 extern const sl_policy sl_policy_v6_15;
 extern const sl_policy sl_policy_v6_18;
+extern const sl_policy sl_policy_buddy;
+extern const sl_policy sl_policy_first_fit;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_12,
 	&sl_policy_v6_15,
 	&sl_policy_v6_18,
+	&sl_policy_buddy,
+	&sl_policy_first_fit,
 	NULL,
 };
 
