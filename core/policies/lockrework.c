@@ -140,3 +140,54 @@ void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr)
 	else
 		lr_partial_free_cluster(d, c);
 }
+
+int lr_cluster_is_usable(const sl_cluster *ci, int order, int with_table)
+{
+	if (ci->flags > SL_CF_USABLE)
+		return 0;
+	if (with_table && ci->count == 0 && ci->flags != SL_CF_NONE)
+		return 0; /* 6.18: free_cluster() freed its swap table */
+	return order == 0 || ci->count == 0 || ci->order == order;
+}
+
+uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table)
+{
+	uint64_t off = d->cursor[cpu * SL_NR_ORDERS + order];
+	uint32_t c;
+
+	if (!off)
+		return 0;
+	c = sli_cluster_of(off);
+	if (!lr_cluster_is_usable(&d->ci[c], order, with_table))
+		return 0;
+	if (d->ci[c].count == 0)
+		off = sli_cluster_offset(c);
+	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
+}
+
+uint64_t lr_steal_order0(sl_device *d, int cpu)
+{
+	for (int o = 1; o < SL_NR_ORDERS; o++) {
+		uint64_t found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1);
+		if (!found)
+			found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
+		if (found) {
+			d->st.alloc_steal++;
+			return found;
+		}
+	}
+	return 0;
+}
+
+uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder)
+{
+	uint64_t off = lr_swap_alloc_fast(d, cpu, order, with_table);
+
+	if (off) {
+		d->st.alloc_fast[order]++;
+		return off;
+	}
+	if (d->inuse_pages >= d->pages) /* swap_alloc_slow(): not on the avail list */
+		return 0;
+	return ladder(d, cpu, order);
+}

@@ -15,8 +15,9 @@
  * cluster reclaimed if over half used -> every nonfull[order] cluster ->
  * the frag[order] clusters that were there, rotating -> order-0 stealing.
  *
- * Kernel functions modelled (6.15): swap_alloc_fast, cluster_alloc_swap_entry,
- * cluster_is_usable, setup_clusters; the primitives are lockrework.c's.
+ * Kernel functions modelled here (6.15): cluster_alloc_swap_entry,
+ * setup_clusters; swap_alloc_fast, cluster_is_usable, folio_alloc_swap and
+ * the cluster primitives are lockrework.c's, shared with linux-6.18.
  * Simplifications: as linux-6.18 (one non-rotational device without
  * discard, single-threaded).
  */
@@ -25,15 +26,6 @@
 #include "swaplab/lockrework.h"
 
 #define SWAP_CLUSTER_COLS 32u
-
-/* cluster_is_usable() - 6.14..6.17: not full or discarding; order 0, empty,
- * or of this order. */
-static int cluster_is_usable(const sl_cluster *ci, int order)
-{
-	if (ci->flags > SL_CF_USABLE)
-		return 0;
-	return order == 0 || ci->count == 0 || ci->order == order;
-}
 
 /* The frag[order] clusters that were on the list when the scan began, each
  * isolated and scanned once (it rotates back to the tail on failure);
@@ -82,48 +74,13 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	if (order > 0)
 		return 0;
 	/* order 0 steals from higher-order clusters, frag before nonfull */
-	for (int o = 1; o < SL_NR_ORDERS; o++) {
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1);
-		if (!found)
-			found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
-		if (found) {
-			d->st.alloc_steal++;
-			return found;
-		}
-	}
-	return 0;
+	return lr_steal_order0(d, cpu);
 }
 
-/* swap_alloc_fast() - 6.15: this CPU's cursor for the order; one cluster;
- * an emptied cluster restarts at its first slot (it keeps no table to lose). */
-static uint64_t swap_alloc_fast(sl_device *d, int cpu, int order)
-{
-	uint64_t off = d->cursor[cpu * SL_NR_ORDERS + order];
-	uint32_t c;
-
-	if (!off)
-		return 0;
-	c = sli_cluster_of(off);
-	if (!cluster_is_usable(&d->ci[c], order))
-		return 0;
-	if (d->ci[c].count == 0)
-		off = sli_cluster_offset(c);
-	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
-}
-
-/* folio_alloc_swap() - 6.15: fast path, then the slow path (a full device
- * is off the avail list). */
+/* folio_alloc_swap() - 6.15. */
 static uint64_t v6_15_alloc(sl_device *d, int cpu, int order)
 {
-	uint64_t off = swap_alloc_fast(d, cpu, order);
-
-	if (off) {
-		d->st.alloc_fast[order]++;
-		return off;
-	}
-	if (d->inuse_pages >= d->pages)
-		return 0;
-	return cluster_alloc_swap_entry(d, cpu, order);
+	return lr_folio_alloc_swap(d, cpu, order, 0, cluster_alloc_swap_entry);
 }
 
 /* swap_entry_range_free() - 6.15. */

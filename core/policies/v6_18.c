@@ -7,11 +7,13 @@
  * and the frag counter is gone; the initial free list is in ascending order
  * (the 64 MiB interleave left with the swap-cache address spaces).
  *
- * Kernel functions modelled (same names, all 6.18): swap_alloc_fast,
- * swap_alloc_slow, cluster_alloc_swap_entry, alloc_swap_scan_list,
- * isolate_lock_cluster, alloc_swap_scan_cluster, cluster_scan_range,
- * cluster_alloc_range, relocate_cluster, free_cluster, partial_free_cluster,
- * swap_entries_free, swap_reclaim_full_clusters, setup_clusters.
+ * Kernel functions modelled here (6.18): cluster_alloc_swap_entry,
+ * cluster_table_is_alloced (as the with_table test of cluster_is_usable),
+ * setup_clusters. swap_alloc_fast, swap_alloc_slow, folio_alloc_swap,
+ * alloc_swap_scan_list, isolate_lock_cluster, alloc_swap_scan_cluster,
+ * cluster_scan_range, cluster_alloc_range, relocate_cluster, free_cluster,
+ * partial_free_cluster, swap_entries_free and swap_reclaim_full_clusters are
+ * in lockrework.c (lr_ + the kernel name), identical from 6.14 on.
  *
  * Simplifications (docs/model.md):
  *  - one device, non-rotational, no discard: init refuses other devices;
@@ -28,22 +30,6 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
-
-/* cluster_table_is_alloced() - 6.18: a cluster's swap table exists while it
- * holds slots or is isolated for allocation; free_cluster() frees it. */
-static int cluster_table_is_alloced(const sl_cluster *ci)
-{
-	return ci->count != 0 || ci->flags == SL_CF_NONE;
-}
-
-/* cluster_is_usable() - 6.18: not full or discarding, has its swap table,
- * and either empty, of this order, or asked for order 0. */
-static int cluster_is_usable(const sl_cluster *ci, int order)
-{
-	if (ci->flags > SL_CF_USABLE || !cluster_table_is_alloced(ci))
-		return 0;
-	return order == 0 || ci->count == 0 || ci->order == order;
-}
 
 /* cluster_alloc_swap_entry() - 6.18, non-rotational device without discard:
  * the fallback ladder. */
@@ -75,51 +61,14 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	}
 	if (order > 0)
 		return 0;
-	/* order 0 steals from clusters of higher orders, frag before nonfull */
-	for (int o = 1; o < SL_NR_ORDERS; o++) {
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1);
-		if (!found)
-			found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
-		if (found) {
-			d->st.alloc_steal++;
-			return found;
-		}
-	}
-	return 0;
+	/* order 0 steals from higher-order clusters, frag before nonfull */
+	return lr_steal_order0(d, cpu);
 }
 
-/* swap_alloc_fast() - 6.18: continue in this CPU's cluster for this order,
- * one cluster only. An emptied cluster would restart at its first slot, but
- * in 6.18 it has lost its swap table and is not usable, so that branch is
- * kept for fidelity only. */
-static uint64_t swap_alloc_fast(sl_device *d, int cpu, int order)
-{
-	uint64_t off = d->cursor[cpu * SL_NR_ORDERS + order];
-	uint32_t c;
-
-	if (!off)
-		return 0;
-	c = sli_cluster_of(off);
-	if (!cluster_is_usable(&d->ci[c], order))
-		return 0;
-	if (d->ci[c].count == 0)
-		off = sli_cluster_offset(c);
-	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
-}
-
-/* folio_alloc_swap() - 6.18: fast path, then the slow path over the
- * available devices; a full device is off the avail list. */
+/* folio_alloc_swap() - 6.18. */
 static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
 {
-	uint64_t off = swap_alloc_fast(d, cpu, order);
-
-	if (off) {
-		d->st.alloc_fast[order]++;
-		return off;
-	}
-	if (d->inuse_pages >= d->pages)   /* swap_alloc_slow(): not on avail list */
-		return 0;
-	return cluster_alloc_swap_entry(d, cpu, order);
+	return lr_folio_alloc_swap(d, cpu, order, 1, cluster_alloc_swap_entry);
 }
 
 /* swap_entries_free() - 6.18. */

@@ -31,6 +31,20 @@ uint64_t lr_alloc_swap_scan_list(sl_device *d, int cpu, int list, int order, int
 /* swap_reclaim_full_clusters(force == false): one full cluster searched for
  * cache-only slots; none here, so it rotates to the full list's tail. */
 void lr_swap_reclaim_full_clusters(sl_device *d);
+/* cluster_is_usable(): flags at most FRAG, and order 0, empty or of this
+ * order; with_table (6.18): the swap table must exist too, which it does
+ * while the cluster holds slots or is isolated. */
+int lr_cluster_is_usable(const sl_cluster *ci, int order, int with_table);
+/* swap_alloc_fast(): this CPU's cursor for the order, one cluster only; an
+ * emptied cluster restarts at its first slot when usable. */
+uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table);
+/* The order-0 steal at the end of cluster_alloc_swap_entry(): frag[o] then
+ * nonfull[o] for o = 1..9, scanned as order 0. */
+uint64_t lr_steal_order0(sl_device *d, int cpu);
+/* folio_alloc_swap(): the fast path, then - unless the device is full and
+ * so off the avail list - the generation's cluster_alloc_swap_entry(). */
+typedef uint64_t (*lr_ladder_fn)(sl_device *d, int cpu, int order);
+uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder);
 /* swap_entries_free(): release a run inside one cluster, then free or
  * partially free the cluster. */
 void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr);
