@@ -10,6 +10,11 @@
 /* free_cluster() - 6.14..6.18: count reached 0: free-list tail, order reset. */
 void lr_free_cluster(sl_device *d, uint32_t c)
 {
+	if (d->flags & SL_DEV_DISCARD) {
+		/* swap_cluster_schedule_discard(): the discard worker frees it */
+		sli_move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
+		return;
+	}
 	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	d->ci[c].order = 0;
 }
@@ -82,7 +87,7 @@ uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t 
 	}
 out:
 	lr_relocate_cluster(d, c);
-	d->cursor[cpu * SL_NR_ORDERS + order] = next;
+	*sli_cursor(d, cpu, order) = next; /* percpu or, rotational, global */
 	return found;
 }
 
@@ -152,7 +157,7 @@ int lr_cluster_is_usable(const sl_cluster *ci, int order, int with_table)
 
 uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table)
 {
-	uint64_t off = d->cursor[cpu * SL_NR_ORDERS + order];
+	uint64_t off = *sli_cursor(d, cpu, order);
 	uint32_t c;
 
 	if (!off)
@@ -181,7 +186,8 @@ uint64_t lr_steal_order0(sl_device *d, int cpu)
 
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder)
 {
-	uint64_t off = lr_swap_alloc_fast(d, cpu, order, with_table);
+	/* the per-CPU cursor never points at a rotational device */
+	uint64_t off = (d->flags & SL_DEV_SOLIDSTATE) ? lr_swap_alloc_fast(d, cpu, order, with_table) : 0;
 
 	if (off) {
 		d->st.alloc_fast[order]++;
@@ -190,4 +196,33 @@ uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, l
 	if (d->inuse_pages >= d->pages) /* swap_alloc_slow(): not on the avail list */
 		return 0;
 	return ladder(d, cpu, order);
+}
+
+uint32_t lr_swap_do_scheduled_discard(sl_device *d)
+{
+	uint32_t n = 0, c;
+
+	while ((c = sli_list_first(d, SL_LIST_DISCARD)) != SL_NIL) {
+		sli_isolate_cluster(d, c); /* the discard I/O runs here */
+		sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+		d->ci[c].order = 0;
+		n++;
+	}
+	d->st.discarded_clusters += n;
+	return n;
+}
+
+uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
+{
+	uint64_t off = *sli_cursor(d, 0, order);
+	uint32_t c;
+
+	if (!off)
+		return 0;
+	c = sli_cluster_of(off);
+	if (!lr_cluster_is_usable(&d->ci[c], order, with_table))
+		return 0;
+	if (d->ci[c].count == 0)
+		off = sli_cluster_offset(c);
+	return lr_alloc_swap_scan_cluster(d, 0, c, off, order);
 }

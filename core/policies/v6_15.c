@@ -18,8 +18,10 @@
  * Kernel functions modelled here (6.15): cluster_alloc_swap_entry,
  * setup_clusters; swap_alloc_fast, cluster_is_usable, folio_alloc_swap and
  * the cluster primitives are lockrework.c's, shared with linux-6.18.
- * Simplifications: as linux-6.18 (one non-rotational device without
- * discard, single-threaded).
+ * Device kinds: as linux-6.18 (global cluster on rotational devices, the
+ * discard list and worker), but the free list always comes first and an
+ * allocation that finds nothing discards synchronously and starts again.
+ * Simplifications: as linux-6.18 (one device, single-threaded).
  */
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
@@ -45,14 +47,22 @@ static uint64_t scan_frag_clusters(sl_device *d, int cpu, int order, uint32_t fr
 	return found;
 }
 
-/* cluster_alloc_swap_entry() - 6.15, non-rotational device without discard. */
+/* cluster_alloc_swap_entry() - 6.15. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 {
 	uint64_t found;
-	uint32_t frags = 0, c;
+	uint32_t frags, c;
 
 	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
 		return 0;
+	/* rotational: the device's one global cluster for the order first */
+	if (!(d->flags & SL_DEV_SOLIDSTATE)) {
+		found = lr_global_cluster_alloc(d, order, 0);
+		if (found)
+			return found;
+	}
+new_cluster:
+	frags = 0;
 	/* one free cluster: the free list always comes first in 6.15 */
 	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
 	if (found)
@@ -71,6 +81,9 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 		if (found)
 			return found;
 	}
+	/* 6.10-6.18.3: discard synchronously inside the allocator, then retry */
+	if ((d->flags & SL_DEV_DISCARD) && lr_swap_do_scheduled_discard(d))
+		goto new_cluster;
 	if (order > 0)
 		return 0;
 	/* order 0 steals from higher-order clusters, frag before nonfull */
@@ -94,10 +107,15 @@ static void v6_15_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
  * free list in 32 interleaved columns (0, 32, 64, ..., 1, 33, ...). */
 static int v6_15_init(sl_device *d)
 {
-	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
-		return -1;
 	sli_setup_clusters(d, SWAP_CLUSTER_COLS);
 	return 0;
+}
+
+/* The discard worker (swap_discard_work()), between workload operations. */
+static void v6_15_tick(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		lr_swap_do_scheduled_discard(d);
 }
 
 const sl_policy sl_policy_v6_15 = {
@@ -109,4 +127,5 @@ const sl_policy sl_policy_v6_15 = {
 	.init = v6_15_init,
 	.alloc = v6_15_alloc,
 	.free = v6_15_free,
+	.tick = v6_15_tick,
 };

@@ -15,8 +15,14 @@
  * partial_free_cluster, swap_entries_free and swap_reclaim_full_clusters are
  * in lockrework.c (lr_ + the kernel name), identical from 6.14 on.
  *
+ * Device kinds: rotational devices allocate from a global cluster per order
+ * (no per-CPU fast path); discarding devices put emptied clusters on the
+ * discard list, which the worker (tick(), between workload operations) or
+ * an order-0 failure (6.18.4+) empties into the free list, and prefer a free
+ * cluster over nonfull ones.
+ *
  * Simplifications (docs/model.md):
- *  - one device, non-rotational, no discard: init refuses other devices;
+ *  - one device (no priorities or rotation between devices);
  *  - single-threaded: trylocks always succeed, no lock drops to simulate;
  *  - no folio sits in the swap cache between calls, so cache-only slots
  *    never exist under this policy and __try_to_reclaim_swap() would find
@@ -31,25 +37,39 @@
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
 
-/* cluster_alloc_swap_entry() - 6.18, non-rotational device without discard:
- * the fallback ladder. */
+/* cluster_alloc_swap_entry() - 6.18: the fallback ladder. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 {
+	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
 
 	/* regular swap files take only order 0 */
 	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
 		return 0;
-	/* partially used clusters of this order first: least fragmentation */
+	/* rotational: the device's one global cluster for the order first */
+	if (!(d->flags & SL_DEV_SOLIDSTATE)) {
+		found = lr_global_cluster_alloc(d, order, 1);
+		if (found)
+			return found;
+	}
+	/* a discarding device prefers a free (already discarded) cluster */
+	if (discard) {
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
+		if (found)
+			return found;
+	}
+	/* partially used clusters of this order: least fragmentation */
 	if (order < SL_PMD_ORDER) {
 		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1);
 		if (found)
 			return found;
 	}
 	/* then one empty cluster */
-	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
-	if (found)
-		return found;
+	if (!discard) {
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
+		if (found)
+			return found;
+	}
 	/* over half of swap used: try to free cache-only slots of a full cluster */
 	if (sl_vm_swap_full(d))
 		lr_swap_reclaim_full_clusters(d);
@@ -65,10 +85,25 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	return lr_steal_order0(d, cpu);
 }
 
-/* folio_alloc_swap() - 6.18. */
+/* folio_alloc_swap() - 6.18.4+: an order-0 failure discards the pending
+ * clusters synchronously and tries again (swap_sync_discard(); 6.18.0-6.18.3
+ * discarded inside cluster_alloc_swap_entry() instead). */
 static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
 {
-	return lr_folio_alloc_swap(d, cpu, order, 1, cluster_alloc_swap_entry);
+	uint64_t off;
+
+	do {
+		off = lr_folio_alloc_swap(d, cpu, order, 1, cluster_alloc_swap_entry);
+	} while (!off && order == 0 && (d->flags & SL_DEV_DISCARD) &&
+		 lr_swap_do_scheduled_discard(d));
+	return off;
+}
+
+/* The discard worker (swap_discard_work()), between workload operations. */
+static void v6_18_tick(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		lr_swap_do_scheduled_discard(d);
 }
 
 /* swap_entries_free() - 6.18. */
@@ -79,11 +114,11 @@ static void v6_18_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 }
 
 /* setup_clusters() - 6.18: clusters holding bad slots (the header, the
- * padding) go to nonfull[0]; all others to the free list, ascending. */
+ * padding) go to nonfull[0]; all others to the free list, ascending. Every
+ * device kind: rotational devices use the global cluster, discarding ones
+ * the discard list. */
 static int v6_18_init(sl_device *d)
 {
-	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
-		return -1; /* rotational and discard devices are not modelled yet */
 	sli_setup_clusters(d, 1);
 	return 0;
 }
@@ -97,4 +132,5 @@ const sl_policy sl_policy_v6_18 = {
 	.init = v6_18_init,
 	.alloc = v6_18_alloc,
 	.free = v6_18_free,
+	.tick = v6_18_tick,
 };

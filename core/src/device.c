@@ -40,7 +40,7 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 	uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
 	d->map = calloc(slots, 1);
 	d->ci = calloc((size_t)d->nr_clusters + SL_NR_LISTS, sizeof(sl_cluster));
-	d->cursor = calloc((size_t)nr_cpus * SL_NR_ORDERS, sizeof(uint64_t));
+	d->cursor = calloc((size_t)(nr_cpus + 1) * SL_NR_ORDERS, sizeof(uint64_t));
 	if (debug)
 		d->shadow = calloc(slots, 1);
 	if (!d->map || !d->ci || !d->cursor || (debug && !d->shadow))
@@ -61,7 +61,8 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 	d->nr_bad = 1 + (slots - max);
 	d->pages = max - 1;
 	if (pol->init && pol->init(d) != 0) {
-		snprintf(msg, len, "policy %s could not initialise the device", pol->name);
+		snprintf(msg, len, "policy %s does not model this device kind (%s)", pol->name,
+			 sl_device_kind_name(flags));
 		sl_device_destroy(d);
 		return NULL;
 	}
@@ -219,4 +220,31 @@ uint64_t sli_find_free(const sl_device *d, uint64_t from, uint64_t to)
 		return from; /* the cursor's own slot: the common case */
 	const uint8_t *p = memchr(d->map + from, 0, to - from);
 	return p ? (uint64_t)(p - d->map) : to;
+}
+
+static const struct { const char *name; unsigned flags; } kinds[] = {
+	{ "zram", SL_DEV_ZRAM },
+	{ "ssd", SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE },
+	{ "ssd-discard", SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD },
+	{ "hdd", SL_DEV_BLKDEV },
+	{ "file", SL_DEV_SOLIDSTATE },
+};
+
+unsigned sl_device_kind(const char *name, int *ok)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(name, kinds[i].name)) {
+			*ok = 1;
+			return kinds[i].flags;
+		}
+	*ok = 0;
+	return 0;
+}
+
+const char *sl_device_kind_name(unsigned flags)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].flags == flags)
+			return kinds[i].name;
+	return "custom";
 }

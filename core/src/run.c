@@ -77,6 +77,9 @@ static int run_op(void *ctx, const sl_op *op)
 	default:
 		return 0;
 	}
+	/* deferred kernel work (the discard worker) runs between operations */
+	if (c->d->pol->tick)
+		c->d->pol->tick(c->d);
 	if (c->check_every >= 2)
 		return run_check(c);
 	return 0;
@@ -100,7 +103,7 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		return -1;
 	int nreg = sl_wl_regions(p, reg);
 	uint64_t max = p->swap_bytes / SL_PAGE_SIZE;
-	c.d = sl_device_create(max, SL_DEV_ZRAM, p->cpu + 1, pol, check_every > 0, msg, len);
+	c.d = sl_device_create(max, p->device, p->cpu + 1, pol, check_every > 0, msg, len);
 	if (!c.d)
 		return -1;
 	c.p = sl_proc_create(c.d, p->cpu, p->mthp_mask, sl_policy_swapin_mode(pol), reg, nreg);

@@ -42,6 +42,7 @@ void sl_wl_defaults(sl_wl_params *p, int workload)
 	p->region_a_bytes = 60 * MiB;
 	p->region_b_bytes = workload == SL_WL_THP_SWAP_V1 ? 1 * MiB : 4 * MiB;
 	p->chunk_bytes = 64 * KiB;
+	p->device = SL_DEV_ZRAM;
 }
 
 int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)

@@ -51,8 +51,8 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 {
 	static char *names[] = { "workload", "policy", "swap_bytes", "mthp_mask", "small_folios",
 				 "aligned_swapin", "iterations", "seed", "rng", "cpu",
-				 "region_a_bytes", "region_b_bytes", "check", NULL };
-	const char *workload = NULL, *rng = "default";
+				 "region_a_bytes", "region_b_bytes", "check", "device", NULL };
+	const char *workload = NULL, *rng = "default", *device = "zram";
 	unsigned long long swap = 0, seed = 1, ra = 0, rb = 0;
 	unsigned int mask = 1u << 4;
 	int small = 0, aligned = 0, iters = 100, cpu = 0;
@@ -60,9 +60,9 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 
 	*policy = "linux-6.18";
 	*check = 0;
-	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKi", names, &workload, policy,
+	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKis", names, &workload, policy,
 					     &swap, &mask, &small, &aligned, &iters, &seed, &rng,
-					     &cpu, &ra, &rb, check);
+					     &cpu, &ra, &rb, check, &device);
 	Py_DECREF(empty);
 	if (!ok)
 		return -1;
@@ -90,6 +90,12 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 		p->rng = SL_RNG_DEFAULT;
 	else {
 		PyErr_Format(PyExc_ValueError, "unknown rng '%s'", rng);
+		return -1;
+	}
+	int known;
+	p->device = sl_device_kind(device, &known);
+	if (!known) {
+		PyErr_Format(PyExc_ValueError, "unknown device kind '%s'", device);
 		return -1;
 	}
 	char msg[256];
@@ -173,8 +179,15 @@ static PyObject *py_validate(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (parse_params(kw, &p, &policy, &check))
 		return NULL;
-	if (!sl_policy_find(policy))
+	const sl_policy *pol = sl_policy_find(policy);
+	if (!pol)
 		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+	/* a small device of the same kind tells whether the policy models it */
+	char msg[256];
+	sl_device *d = sl_device_create(SL_CLUSTER * 2, p.device, 1, pol, 0, msg, sizeof(msg));
+	if (!d)
+		return PyErr_Format(PyExc_ValueError, "%s", msg);
+	sl_device_destroy(d);
 	Py_RETURN_NONE;
 }
 

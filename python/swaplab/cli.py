@@ -55,7 +55,6 @@ def _cmd_run(a) -> int:
     from .model import run_model
 
     wp = params_from_args(a.workload, a)
-    check_policy_name(a.policy)
     check_output_paths(a.json, a.layout_dump)
     res, layout = run_model(wp, a.policy, check=a.check)
     if not a.quiet and a.json != "-":
@@ -111,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     _kernel.add_parsers(sub)
     _compare.add_parsers(sub)
     _validate.add_parsers(sub)
+
+    from . import history as _history
+    _history.add_parsers(sub)
 
     return p
 

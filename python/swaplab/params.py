@@ -85,6 +85,7 @@ class WorkloadParams:
     cpu: int = 0
     region_a_bytes: int = 0
     region_b_bytes: int = 0
+    device: str = "zram"
 
     def core_kwargs(self) -> dict:
         mask = 0
@@ -93,7 +94,8 @@ class WorkloadParams:
         return dict(workload=self.workload, swap_bytes=self.swap_bytes, mthp_mask=mask,
                     small_folios=self.small_folios, aligned_swapin=self.aligned_swapin,
                     iterations=self.iterations, seed=self.seed, rng=self.rng, cpu=self.cpu,
-                    region_a_bytes=self.region_a_bytes, region_b_bytes=self.region_b_bytes)
+                    region_a_bytes=self.region_a_bytes, region_b_bytes=self.region_b_bytes,
+                    device=self.device)
 
     def as_json(self) -> dict:
         d = asdict(self)
@@ -113,6 +115,9 @@ def check_policy_name(name: str) -> None:
         raise ParamError(f"unknown policy '{name}' (known: {', '.join(known)})")
 
 
+DEVICE_KINDS = ["zram", "ssd", "ssd-discard", "hdd", "file"]
+
+
 def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> None:
     """The workload options, the same for every command that runs a workload."""
     if policy:
@@ -128,6 +133,8 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
     p.add_argument("--cpu", default="0", help="CPU the task runs on (default 0)")
     p.add_argument("--region-a-size", default=None, help="size of region A (default 60M)")
     p.add_argument("--region-b-size", default=None, help="size of region B (default 1M v1, 4M thp-swap)")
+    p.add_argument("--device", default="zram", choices=DEVICE_KINDS,
+                   help="swap device kind the model uses (default zram; the kernel harness runs zram only)")
 
 
 def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
@@ -148,6 +155,7 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     if wp.seed >= 2 ** 64:
         raise ParamError(f"--seed {a.seed} does not fit in 64 bits")
     wp.rng = a.rng
+    wp.device = a.device
     wp.cpu = parse_count(a.cpu, "--cpu")
     for opt, attr, val in (("--region-a-size", "region_a_bytes", a.region_a_size),
                            ("--region-b-size", "region_b_bytes", a.region_b_size)):
@@ -161,8 +169,10 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
         raise ParamError(f"--region-a-size {a.region_a_size} is not a multiple of 64K")
     if wp.region_b_bytes and wp.region_b_bytes % PAGE:
         raise ParamError(f"--region-b-size {a.region_b_size} is not a multiple of 4K")
+    policy = getattr(a, "policy", None) or "linux-6.18"
+    check_policy_name(policy)
     try:
-        _core.validate(**wp.core_kwargs())
+        _core.validate(policy=policy, **wp.core_kwargs())
     except ValueError as e:
         raise ParamError(str(e)) from None
     return wp

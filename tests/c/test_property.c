@@ -11,16 +11,20 @@ typedef struct piece { uint64_t off; uint32_t nr; } piece;
 
 static const int order_mix[] = { 0, 0, 0, 0, 0, 2, 3, 4, 4, 4, 5, 6, 9 };
 
-static uint64_t run_policy(const sl_policy *pol, uint64_t slots, uint64_t ops, uint64_t seed)
+static uint64_t run_policy(const sl_policy *pol, unsigned kind, uint64_t slots, uint64_t ops,
+			   uint64_t seed)
 {
 	char msg[256];
-	sl_device *d = sl_device_create(slots, SL_DEV_ZRAM, 4, pol, 1, msg, sizeof(msg));
-	piece *live = calloc(slots, sizeof(piece));
+	sl_device *d = sl_device_create(slots, kind, 4, pol, 1, msg, sizeof(msg));
+	piece *live;
 	uint64_t nlive = 0, allocs = 0;
 	sl_rng rng;
 
-	CHECK(d && live);
-	if (!d || !live)
+	if (!d)
+		return 0; /* a device kind this policy does not model */
+	live = calloc(slots, sizeof(piece));
+	CHECK(live != NULL);
+	if (!live)
 		return 0;
 	sl_rng_init(&rng, SL_RNG_DEFAULT, seed);
 	for (uint64_t i = 0; i < ops; i++) {
@@ -52,6 +56,8 @@ static uint64_t run_policy(const sl_policy *pol, uint64_t slots, uint64_t ops, u
 				live[v] = live[--nlive];
 			}
 		}
+		if (pol->tick && sl_rng_below(&rng, 64) == 0)
+			pol->tick(d); /* deferred work now and then */
 		if (i < 20000 || i % 512 == 0) {
 			if (sl_device_check(d, msg, sizeof(msg))) {
 				t_failed_checks++;
@@ -67,6 +73,8 @@ static uint64_t run_policy(const sl_policy *pol, uint64_t slots, uint64_t ops, u
 	}
 	if (pol->drain)
 		pol->drain(d); /* slot caches give back what they hold */
+	if (pol->tick)
+		pol->tick(d);
 	CHECK_EQ(d->inuse_pages, 0);
 	CHECK_INVARIANTS(d);
 	free(live);
@@ -78,10 +86,15 @@ TEST(property_random_mixed_orders_every_policy)
 {
 	uint64_t scale = getenv("SWAPLAB_SLOW_TESTS") ? 10 : 1;
 	for (int i = 0; sl_policies[i]; i++) {
+		const sl_policy *pol = sl_policies[i];
 		uint64_t a = 0;
-		a += run_policy(sl_policies[i], 2048, 600000 * scale, 1);   /* 4 clusters */
-		a += run_policy(sl_policies[i], 12800, 1000000 * scale, 2); /* 25 clusters */
-		a += run_policy(sl_policies[i], 5000, 400000 * scale, 3);   /* partial last cluster */
+		a += run_policy(pol, SL_DEV_ZRAM, 2048, 600000 * scale, 1);   /* 4 clusters */
+		a += run_policy(pol, SL_DEV_ZRAM, 12800, 1000000 * scale, 2); /* 25 clusters */
+		a += run_policy(pol, SL_DEV_ZRAM, 5000, 400000 * scale, 3);   /* partial last cluster */
 		CHECK(a > 500000 * scale);
+		/* other device kinds, where the policy models them */
+		run_policy(pol, SL_DEV_BLKDEV, 5000, 200000 * scale, 4);
+		run_policy(pol, SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 5000, 200000 * scale, 5);
+		run_policy(pol, SL_DEV_SOLIDSTATE, 5000, 100000 * scale, 6);
 	}
 }

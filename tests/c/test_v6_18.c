@@ -225,11 +225,71 @@ TEST(swap_file_takes_order0_only)
 	sl_device_destroy(d);
 }
 
-TEST(rotational_and_discard_devices_are_refused)
+static sl_device *kind_device(unsigned flags, uint64_t slots)
 {
 	char msg[128];
-	CHECK(sl_device_create(4096, SL_DEV_BLKDEV, 1, sl_policy_find(POL), 0, msg, sizeof(msg)) == NULL);
-	CHECK(strstr(msg, "could not initialise") != NULL);
-	CHECK(sl_device_create(4096, SL_DEV_ZRAM | SL_DEV_DISCARD, 1, sl_policy_find(POL), 0, msg,
+	sl_device *d = sl_device_create(slots, flags, 2, sl_policy_find(POL), 1, msg, sizeof(msg));
+	CHECK(d != NULL);
+	return d;
+}
+
+TEST(rotational_device_shares_one_global_cluster_per_order)
+{
+	sl_device *d = kind_device(SL_DEV_BLKDEV, 4096);
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 528);   /* cpu 1 continues cpu 0's cluster */
+	CHECK_EQ(d->st.alloc_fast[4], 0);         /* no per-CPU fast path */
+	CHECK_EQ(CUR(d, 0, 4), 0);
+	CHECK_EQ(d->cursor[2 * SL_NR_ORDERS + 4], 544); /* the global row */
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(discard_device_frees_through_the_discard_list)
+{
+	sl_device *d = kind_device(SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 4096);
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
+	sl_swap_put(d, 0, 512, 16);
+	CHECK_LIST(d, SL_LIST_DISCARD, 1);
+	CHECK_EQ(d->ci[1].flags, SL_CF_DISCARD);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6, 7);
+	d->pol->tick(d);                          /* the worker */
+	CHECK_LIST_EMPTY(d, SL_LIST_DISCARD);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6, 7, 1);
+	CHECK_EQ(d->st.discarded_clusters, 1);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(discard_device_prefers_free_over_nonfull)
+{
+	sl_device *d = kind_device(SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 4096);
+	for (int i = 0; i < 32; i++)
+		CHECK(sl_swap_alloc(d, 0, 4) != 0);   /* cluster 1 full */
+	sl_swap_put(d, 0, 512, 16);
+	CHECK_LIST(d, NF(4), 1);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 1024);   /* zram would take 512 */
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(discard_device_order0_failure_discards_synchronously)
+{
+	sl_device *d = kind_device(SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 1024);
+	for (int i = 0; i < 1023; i++)
+		CHECK(sl_swap_alloc(d, 0, 0) != 0);
+	sl_swap_put(d, 0, 512, 512);              /* cluster 1 empties: discard list */
+	CHECK_LIST(d, SL_LIST_DISCARD, 1);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 512);    /* 6.18.4+: discard, then retry */
+	CHECK_EQ(d->st.discarded_clusters, 1);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(older_generations_refuse_device_kinds_they_do_not_model)
+{
+	char msg[160];
+	CHECK(sl_device_create(4096, SL_DEV_BLKDEV, 1, sl_policy_find("linux-6.12"), 0, msg,
 			       sizeof(msg)) == NULL);
+	CHECK(!strcmp(msg, "policy linux-6.12 does not model this device kind (hdd)"));
 }

@@ -49,6 +49,14 @@ BAD = [
     (["bench", "alloc", "--sizes", "1M"], "swaplab bench: error: --sizes 1M is smaller than one cluster (2M)"),
     (["bench", "alloc", "--pairs", "-5"], "swaplab bench: error: --pairs -5 is negative"),
     (["golden", "--dir", "/nonexistent"], "swaplab golden: error: golden directory '/nonexistent' does not exist"),
+    (["run", "thp-swap-v1", "--policy", "linux-6.12", "--device", "hdd"],
+     "swaplab run: error: policy linux-6.12 does not model this device kind (hdd)"),
+    (["run", "thp-swap-v1", "--device", "floppy"],
+     "swaplab run: error: argument --device: invalid choice: 'floppy' "
+     "(choose from 'zram', 'ssd', 'ssd-discard', 'hdd', 'file')"),
+    (["kernel", "run", "thp-swap-v1", "--device", "hdd"],
+     "swaplab kernel run: error: the kernel harness swaps to its own zram device; --device hdd is for "
+     "the model only"),
 ]
 
 

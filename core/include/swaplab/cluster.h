@@ -19,6 +19,14 @@ static inline uint32_t sli_cluster_of(uint64_t off) { return (uint32_t)(off >> S
 static inline uint64_t sli_cluster_offset(uint32_t c) { return (uint64_t)c << SL_CLUSTER_SHIFT; }
 static inline uint32_t sli_head(const sl_device *d, int list) { return d->nr_clusters + (uint32_t)list; }
 
+/* The cursor an allocation of `order` on `cpu` continues from: this CPU's
+ * on a non-rotational device, the device's global one on a rotational. */
+static inline uint64_t *sli_cursor(sl_device *d, int cpu, int order)
+{
+	int row = (d->flags & SL_DEV_SOLIDSTATE) ? cpu : d->nr_cpus;
+	return &d->cursor[row * SL_NR_ORDERS + order];
+}
+
 /* The list a cluster's flag and order name, or -1 for NONE. */
 int sli_list_of(const sl_cluster *c);
 /* First cluster of a list, or SL_NIL. */

@@ -13,7 +13,8 @@
 
 #include "types.h"
 
-/* free_cluster(): count reached 0: free-list tail, order reset. */
+/* free_cluster(): count reached 0: free-list tail, order reset; on a
+ * discard device the discard list instead (swap_cluster_schedule_discard()). */
 void lr_free_cluster(sl_device *d, uint32_t c);
 /* partial_free_cluster(): slots were freed, some remain in use. */
 void lr_partial_free_cluster(sl_device *d, uint32_t c);
@@ -45,6 +46,15 @@ uint64_t lr_steal_order0(sl_device *d, int cpu);
  * so off the avail list - the generation's cluster_alloc_swap_entry(). */
 typedef uint64_t (*lr_ladder_fn)(sl_device *d, int cpu, int order);
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder);
+/* swap_do_scheduled_discard(): every cluster on the discard list is
+ * discarded and goes to the free-list tail; returns how many. The kernel
+ * runs it from a worker soon after scheduling; the model from tick() between
+ * workload operations, and synchronously where the allocator does. */
+uint32_t lr_swap_do_scheduled_discard(sl_device *d);
+/* Step 1 of cluster_alloc_swap_entry() on a rotational device: continue in
+ * the device's global cluster for the order (si->global_cluster, under
+ * global_cluster_lock). */
+uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table);
 /* swap_entries_free(): release a run inside one cluster, then free or
  * partially free the cluster. */
 void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr);

@@ -35,6 +35,9 @@ uint64_t sl_swap_alloc(sl_device *d, int cpu, int order);
  * slots whose count reaches zero are freed through the policy, one call per
  * run inside a cluster. */
 void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr);
+/* Device kinds by name: zram, ssd, ssd-discard, hdd, file. */
+unsigned sl_device_kind(const char *name, int *ok);
+const char *sl_device_kind_name(unsigned flags);
 /* Checks invariants I1-I7 and the policy's own; 0 if all hold. */
 int sl_device_check(const sl_device *d, char *msg, size_t len);
 /* Slots in use of one cluster, and whether the device may be full (50 %). */
@@ -72,6 +75,7 @@ typedef struct sl_wl_params {
 	uint64_t region_a_bytes;   /* 0: workload default */
 	uint64_t region_b_bytes;   /* 0: workload default */
 	uint32_t chunk_bytes;      /* 0: 64 KiB, the programs' chunk */
+	unsigned device;           /* SL_DEV_* flags; default SL_DEV_ZRAM */
 } sl_wl_params;
 
 /* Fills defaults for the workload's own sizes and counts. */

@@ -107,6 +107,7 @@ typedef struct sl_dev_stats {
 	uint64_t alloc_steal;                /* order-0 taken from a higher-order cluster */
 	uint64_t freed_slots;
 	uint64_t full_reclaim_scans;
+	uint64_t discarded_clusters;         /* through the discard list */
 } sl_dev_stats;
 
 struct sl_policy;
@@ -121,7 +122,9 @@ typedef struct sl_device {
 	uint8_t *map;             /* nr_clusters * 512 bytes; padding is BAD */
 	sl_cluster *ci;           /* nr_clusters clusters, then SL_NR_LISTS heads */
 	uint32_t list_len[SL_NR_LISTS];
-	uint64_t *cursor;         /* [cpu * SL_NR_ORDERS + order], 0 = none */
+	uint64_t *cursor;         /* [cpu * SL_NR_ORDERS + order], 0 = none; row
+				   nr_cpus is the device's global cursor
+				   (si->global_cluster, rotational devices) */
 	sl_dev_stats st;
 	const struct sl_policy *pol;
 	void *pstate;             /* the policy's own state */

@@ -52,6 +52,9 @@ def _cmd_run(a) -> int:
 
     try:
         wp = params_from_args(a.workload, a)
+        if wp.device != "zram":
+            raise ParamError(f"the kernel harness swaps to its own zram device; --device {wp.device} "
+                             "is for the model only")
         check_output_paths(a.json, a.layout_dump)
         res, layout = harness.run_kernel(wp, allow_other_swap=a.allow_other_swap)
     except ParamError as e:
