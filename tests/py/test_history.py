@@ -1,0 +1,183 @@
+"""swaplab history: one row per policy, the JSON rows and series, the SVG
+chart, and bad input (one line, exit 2, nothing written)."""
+import importlib.util
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from swaplab import _core
+from swaplab.model import run_model
+from swaplab.params import WorkloadParams
+
+POLICIES = [p["name"] for p in _core.policies()]
+SVG = "{http://www.w3.org/2000/svg}"
+HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
+
+
+def test_one_row_per_policy_in_registry_order(cli):
+    p = cli("history", "thp-swap-v1", "-s", "--iterations", "3", check=True)
+    lines = p.stdout.splitlines()
+    assert lines[0] == ("# history thp-swap-v1, zram swap 64M, mTHP 64K, -s, seed 1, rng default, cpu 0, "
+                        "3 iterations")
+    assert lines[1].split() == ["policy", "64K", "mean%", "64K", "max%", "64K", "last10%", "order0",
+                                "fail", "time", "ms"]
+    assert [ln.split()[0] for ln in lines[2:]] == POLICIES
+    for ln in lines[2:]:
+        assert len(ln.split()) == 6
+    # progress goes to stderr, one line per policy
+    prog = [ln for ln in p.stderr.splitlines() if ln.startswith("history: [")]
+    assert len(prog) == len(POLICIES)
+
+
+def test_json_rows_and_series_match_single_runs(cli, tmp_path):
+    out = tmp_path / "h.json"
+    cli("history", "thp-swap", "--mthp", "16K,64K", "--iterations", "4", "--json", str(out), check=True)
+    h = json.loads(out.read_text())
+    assert h["schema"] == "swaplab.history/1"
+    assert h["workload"] == "thp-swap" and h["sizes_kb"] == [16, 64] and h["iterations"] == 4
+    assert h["policies"] == POLICIES
+    assert [r["policy"] for r in h["rows"]] == POLICIES
+    kernels = {p["name"]: p["kernel"] for p in _core.policies()}
+    for r in h["rows"]:
+        res, _ = run_model(WorkloadParams(workload="thp-swap", mthp_kb=[16, 64], iterations=4), r["policy"])
+        assert r["kernel"] == kernels[r["policy"]]
+        assert set(r["series"]) == {"16", "64"}
+        for kb in ("16", "64"):
+            assert r["series"][kb] == [it["sizes"][kb]["fallback_pct"] for it in res["iterations"]]
+            assert r["summary"][kb] == res["summary"][kb]
+        assert r["order0_alloc_fail"] == sum(it["order0"]["alloc_fail"] for it in res["iterations"])
+        assert r["layout_hash"] == res["layout"]["hash"]
+        assert r["seconds"] > 0
+
+
+def test_policies_option_selects_and_orders(cli, tmp_path):
+    out = tmp_path / "h.json"
+    p = cli("history", "thp-swap-v1", "--iterations", "2", "--policies", "first-fit,linux-6.18",
+            "--json", str(out), check=True)
+    assert [ln.split()[0] for ln in p.stdout.splitlines()[2:]] == ["first-fit", "linux-6.18"]
+    assert [r["policy"] for r in json.loads(out.read_text())["rows"]] == ["first-fit", "linux-6.18"]
+
+
+def test_json_to_stdout_prints_no_table(cli):
+    p = cli("history", "thp-swap-v1", "--iterations", "1", "--policies", "buddy", "--json", "-", check=True)
+    assert json.loads(p.stdout)["rows"][0]["policy"] == "buddy"
+
+
+def test_device_kind_a_policy_does_not_model(cli, tmp_path):
+    """All policies: those that refuse the device are skipped with the reason;
+    named in --policies: bad input."""
+    from swaplab.history import refusals
+    wp = WorkloadParams(workload="thp-swap-v1", device="hdd", iterations=1)
+    refused = refusals(wp, POLICIES)
+    if not refused:
+        pytest.skip("every policy models hdd")
+    out = tmp_path / "h.json"
+    p = cli("history", "thp-swap-v1", "--device", "hdd", "--iterations", "1", "--json", str(out), check=True)
+    h = json.loads(out.read_text())
+    assert [r["policy"] for r in h["rows"]] == [q for q in POLICIES if q not in refused]
+    assert h["skipped"] == [{"policy": q, "reason": refused[q]} for q in refused]
+    assert "hdd swap 64M" in p.stdout.splitlines()[0]
+    first = next(iter(refused))
+    p = cli("history", "thp-swap-v1", "--device", "hdd", "--policies", f"buddy,{first}")
+    assert p.returncode == 2
+    assert p.stderr.splitlines() == [f"swaplab history: error: {refused[first]}"]
+
+
+def _series(root):
+    return [e for e in root.iter(f"{SVG}polyline") if e.get("class") == "series"]
+
+
+def test_svg_well_formed_one_line_per_policy(cli, tmp_path):
+    out = tmp_path / "h.svg"
+    cli("history", "thp-swap-v1", "-s", "--iterations", "12", "--plot", str(out), check=True)
+    root = ET.parse(out).getroot()
+    assert root.tag == f"{SVG}svg"
+    lines = _series(root)
+    assert sorted(e.get("data-policy") for e in lines) == sorted(POLICIES)
+    for e in lines:
+        assert len(e.get("points").split()) == 12
+        for pt in e.get("points").split():
+            x, y = map(float, pt.split(","))
+            assert 0 < x < float(root.get("width")) and 0 < y < float(root.get("height"))
+    assert len({e.get("stroke") for e in lines}) == len(POLICIES)  # one colour each
+    text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    assert "thp-swap-v1" in text and "-s" in text and "12 iterations" in text
+    assert "iteration" in text and "fallback %" in text
+    for pol in POLICIES:                                             # the legend names each
+        assert pol in text
+
+
+def test_svg_one_panel_per_size(cli, tmp_path):
+    out = tmp_path / "h.svg"
+    cli("history", "thp-swap", "--mthp", "16K,64K", "--iterations", "3", "--policies",
+        "linux-6.18,buddy", "--plot", str(out), check=True)
+    root = ET.parse(out).getroot()
+    got = sorted((e.get("data-policy"), e.get("data-size")) for e in _series(root))
+    assert got == [("buddy", "16"), ("buddy", "64"), ("linux-6.18", "16"), ("linux-6.18", "64")]
+
+
+def test_svg_identical_series_are_dashed_to_stay_visible():
+    from swaplab.history import line_styles
+    rows = [{"policy": "a", "series": {"64": [0, 0]}}, {"policy": "b", "series": {"64": [1, 0]}},
+            {"policy": "c", "series": {"64": [0, 0]}}]
+    st = line_styles(rows, "64")
+    assert st[1] == (None, 0, None)
+    assert st[0] == ("12 12", 0, None) and st[2] == ("12 12", -12, "a")
+
+
+@pytest.mark.skipif(not HAVE_MPL, reason="matplotlib is not installed")
+def test_png_with_matplotlib(cli, tmp_path):
+    out = tmp_path / "h.png"
+    cli("history", "thp-swap-v1", "--iterations", "2", "--policies", "buddy", "--plot", str(out), check=True)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+KNOWN = ", ".join(POLICIES)
+BAD = [
+    (["history", "thp-swap-v1", "--policies", "linux-6.18,nope"],
+     f"swaplab history: error: unknown policy 'nope' (known: {KNOWN})"),
+    (["history", "thp-swap-v1", "--policies", "buddy,,first-fit"],
+     "swaplab history: error: --policies 'buddy,,first-fit' has an empty name"),
+    (["history", "thp-swap-v1", "--policies", "buddy,buddy"],
+     "swaplab history: error: --policies names buddy twice"),
+    (["history", "thp-swap-v1", "--plot", "OUT/h.pdf"],
+     "swaplab history: error: --plot 'OUT/h.pdf' must end in .svg (or .png with matplotlib installed)"),
+    (["history", "thp-swap-v1", "--plot", "OUT/h"],
+     "swaplab history: error: --plot 'OUT/h' must end in .svg (or .png with matplotlib installed)"),
+    (["history", "thp-swap-v1", "--plot", "/nonexistent/dir/h.svg"],
+     "swaplab history: error: cannot write --plot '/nonexistent/dir/h.svg': directory /nonexistent/dir "
+     "does not exist"),
+    (["history", "thp-swap-v1", "--json", "/nonexistent/dir/h.json"],
+     "swaplab history: error: cannot write --json '/nonexistent/dir/h.json': directory /nonexistent/dir "
+     "does not exist"),
+    (["history", "nope"], "swaplab history: error: unknown workload 'nope' (known: thp-swap-v1, thp-swap)"),
+    (["history", "thp-swap-v1", "--mthp", "48K"], "swaplab history: error: mTHP size 48K is not a power of two"),
+    (["history", "thp-swap-v1", "--policy", "buddy"], "swaplab: error: unrecognized arguments: --policy buddy"),
+]
+
+
+@pytest.mark.parametrize("args,line", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_one_line_exit_2(cli, tmp_path, args, line):
+    args = [a.replace("OUT", str(tmp_path)) for a in args]
+    p = cli(*args, "--iterations", "1")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.splitlines() == [line.replace("OUT", str(tmp_path))]
+    assert p.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(HAVE_MPL, reason="matplotlib is installed: PNG is allowed")
+def test_png_without_matplotlib_is_refused(cli, tmp_path):
+    out = tmp_path / "h.png"
+    p = cli("history", "thp-swap-v1", "--plot", str(out))
+    assert p.returncode == 2
+    assert p.stderr.splitlines() == [f"swaplab history: error: --plot '{out}': PNG needs matplotlib, "
+                                     "which is not installed (use .svg)"]
+    assert p.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_help(cli):
+    p = cli("history", "--help")
+    assert p.returncode == 0 and p.stdout.startswith("usage: swaplab history")
+    assert "--policies" in p.stdout and "--plot" in p.stdout
