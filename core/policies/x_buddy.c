@@ -21,6 +21,8 @@
  * The device's cluster lists are not used: every cluster stays NONE. Slot
  * ownership, cluster counts and inuse_pages go through sli_alloc_range() and
  * sli_release_range() as for every policy. No per-CPU state: cpu is ignored.
+ * Every device kind is accepted; as in every kernel generation, a regular
+ * swap file (not a block device) takes order-0 allocations only.
  */
 #include <stdlib.h>
 #include <stdio.h>
@@ -155,6 +157,8 @@ static uint64_t buddy_alloc(sl_device *d, int cpu, int order)
 	int j;
 
 	(void)cpu;
+	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
+		return 0;                    /* a regular swap file takes order 0 only */
 	for (j = order; j < SL_NR_ORDERS; j++) {
 		b = hbm_first(&st->free[j]);
 		if (b != HBM_NONE)

@@ -14,7 +14,9 @@
  * 3..9 test whole zero words (sli_range_free). The header slot 0 and the
  * padding past max are bad bytes, so they are never picked.
  *
- * The device's cluster lists are not used: every cluster stays NONE.
+ * The device's cluster lists are not used: every cluster stays NONE. Every
+ * device kind is accepted; as in every kernel generation, a regular swap
+ * file (not a block device) takes order-0 allocations only.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +105,8 @@ static uint64_t ff_alloc(sl_device *d, int cpu, int order)
 	uint64_t start = (st->cursor + nr - 1) & ~(nr - 1), off;
 
 	(void)cpu;
+	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
+		return 0;                    /* a regular swap file takes order 0 only */
 	if (d->inuse_pages + nr > d->pages)
 		return 0;                    /* cannot fit: skip the whole-device scan */
 	if (start > total)

@@ -239,3 +239,22 @@ TEST(first_fit_partial_last_cluster_never_exceeds_max)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+TEST(baselines_swap_file_takes_order0_only)
+{
+	const char *names[] = { "buddy", "first-fit" };
+	char msg[256];
+
+	for (int i = 0; i < 2; i++) {
+		sl_device *d = sl_device_create(1024, SL_DEV_SOLIDSTATE, 1, sl_policy_find(names[i]), 1,
+						msg, sizeof(msg));
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		CHECK_EQ(sl_swap_alloc(d, 0, 4), 0);
+		CHECK_EQ(sl_swap_alloc(d, 0, 0), 1);
+		CHECK_EQ(d->st.alloc_fail[4], 1);
+		CHECK_INVARIANTS(d);
+		sl_device_destroy(d);
+	}
+}
