@@ -5,6 +5,7 @@
 #include <string.h>
 #include "swaplab/policy.h"
 
+extern const sl_policy sl_policy_v6_9;
 extern const sl_policy sl_policy_v6_10;
 extern const sl_policy sl_policy_nonfull_2024;
 extern const sl_policy sl_policy_v6_12;
@@ -14,6 +15,7 @@ extern const sl_policy sl_policy_buddy;
 extern const sl_policy sl_policy_first_fit;
 
 const sl_policy *const sl_policies[] = {
+	&sl_policy_v6_9,
 	&sl_policy_v6_10,
 	&sl_policy_nonfull_2024,
 	&sl_policy_v6_12,
