@@ -1,21 +1,35 @@
 /*
  * lockrework.c - the 6.14+ cluster primitives shared by linux-6.15 and
- * linux-6.18 (swaplab/lockrework.h). Single-threaded: the trylock of
- * isolate_lock_cluster() always succeeds and no lock is ever dropped, so no
- * interleaving is simulated here (issue: concurrent mode).
+ * linux-6.18 (swaplab/lockrework.h), with the 6.14+ locking: a cluster's
+ * lock guards its slots, count and flags; the device lock guards list
+ * membership only (move_cluster) and is taken inside a cluster lock, or
+ * alone to isolate a cluster, which trylocks clusters and skips busy ones.
+ * Without the concurrent mode (locks.h) the locks are no-ops and the trylock
+ * always succeeds. The model never drops a cluster lock mid-scan: the
+ * kernel does so only to reclaim cache-only slots, which do not exist here.
  */
+
 #include "swaplab/lockrework.h"
 #include "swaplab/cluster.h"
+#include "swaplab/locks.h"
+
+/* move_cluster() - 6.14..6.18: list moves take the device lock. */
+static void move_cluster(sl_device *d, uint32_t c, int list, int flag)
+{
+	sl_dev_lock(d);
+	sli_move_cluster(d, c, list, flag);
+	sl_dev_unlock(d);
+}
 
 /* free_cluster() - 6.14..6.18: count reached 0: free-list tail, order reset. */
 void lr_free_cluster(sl_device *d, uint32_t c)
 {
 	if (d->flags & SL_DEV_DISCARD) {
 		/* swap_cluster_schedule_discard(): the discard worker frees it */
-		sli_move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
+		move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
 		return;
 	}
-	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+	move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	d->ci[c].order = 0;
 }
 
@@ -25,7 +39,7 @@ void lr_partial_free_cluster(sl_device *d, uint32_t c)
 	sl_cluster *ci = &d->ci[c];
 
 	if (ci->flags != SL_CF_NONFULL)
-		sli_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
+		move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
 }
 
 /* relocate_cluster() - 6.14..6.18: after an allocation attempt, put the cluster
@@ -41,9 +55,9 @@ void lr_relocate_cluster(sl_device *d, uint32_t c)
 			lr_free_cluster(d, c);
 	} else if (ci->count != SL_CLUSTER) {
 		if (ci->flags != SL_CF_FRAG)
-			sli_move_cluster(d, c, SL_LIST_FRAG(ci->order), SL_CF_FRAG);
+			move_cluster(d, c, SL_LIST_FRAG(ci->order), SL_CF_FRAG);
 	} else if (ci->flags != SL_CF_FULL) {
-		sli_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
+		move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
 	}
 }
 
@@ -87,6 +101,7 @@ uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t 
 	}
 out:
 	lr_relocate_cluster(d, c);
+	sl_ci_unlock(d, c);
 	*sli_cursor(d, cpu, order) = next; /* percpu or, rotational, global */
 	return found;
 }
@@ -95,11 +110,18 @@ out:
  * trylock cannot fail single-threaded). */
 uint32_t lr_isolate_lock_cluster(sl_device *d, int list)
 {
-	uint32_t c = sli_list_first(d, list);
+	uint32_t h = sli_head(d, list), found = SL_NIL;
 
-	if (c != SL_NIL)
+	sl_dev_lock(d);
+	for (uint32_t c = d->ci[h].next; c != h; c = d->ci[c].next) {
+		if (!sl_ci_trylock(d, c))
+			continue; /* busy: another CPU has it */
 		sli_isolate_cluster(d, c);
-	return c;
+		found = c;
+		break;
+	}
+	sl_dev_unlock(d);
+	return found;
 }
 
 /* alloc_swap_scan_list() - 6.14..6.18: isolate and scan the list's head; with
@@ -127,9 +149,10 @@ void lr_swap_reclaim_full_clusters(sl_device *d)
 
 	if (c == SL_NIL)
 		return;
-	d->st.full_reclaim_scans++;
+	sli_stats(d)->full_reclaim_scans++;
 	if (d->ci[c].flags == SL_CF_NONE)
 		lr_relocate_cluster(d, c);
+	sl_ci_unlock(d, c);
 }
 
 /* swap_entries_free() - 6.16..6.18 (swap_entry_range_free() in 6.14/6.15):
@@ -163,8 +186,11 @@ uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table)
 	if (!off)
 		return 0;
 	c = sli_cluster_of(off);
-	if (!lr_cluster_is_usable(&d->ci[c], order, with_table))
+	sl_ci_lock(d, c);
+	if (!lr_cluster_is_usable(&d->ci[c], order, with_table)) {
+		sl_ci_unlock(d, c);
 		return 0;
+	}
 	if (d->ci[c].count == 0)
 		off = sli_cluster_offset(c);
 	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
@@ -177,7 +203,7 @@ uint64_t lr_steal_order0(sl_device *d, int cpu)
 		if (!found)
 			found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(o), 0, 1);
 		if (found) {
-			d->st.alloc_steal++;
+			sli_stats(d)->alloc_steal++;
 			return found;
 		}
 	}
@@ -186,29 +212,40 @@ uint64_t lr_steal_order0(sl_device *d, int cpu)
 
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder)
 {
-	/* the per-CPU cursor never points at a rotational device */
-	uint64_t off = (d->flags & SL_DEV_SOLIDSTATE) ? lr_swap_alloc_fast(d, cpu, order, with_table) : 0;
+	uint64_t off = 0;
 
-	if (off) {
-		d->st.alloc_fast[order]++;
-		return off;
-	}
-	if (d->inuse_pages >= d->pages) /* swap_alloc_slow(): not on the avail list */
-		return 0;
-	return ladder(d, cpu, order);
+	sl_local_lock(d, cpu);
+	/* the per-CPU cursor never points at a rotational device */
+	if (d->flags & SL_DEV_SOLIDSTATE)
+		off = lr_swap_alloc_fast(d, cpu, order, with_table);
+	if (off)
+		sli_stats(d)->alloc_fast[order]++;
+	else if (d->inuse_pages < d->pages) /* else off the avail list */
+		off = ladder(d, cpu, order);
+	sl_local_unlock(d, cpu);
+	return off;
 }
 
 uint32_t lr_swap_do_scheduled_discard(sl_device *d)
 {
 	uint32_t n = 0, c;
 
-	while ((c = sli_list_first(d, SL_LIST_DISCARD)) != SL_NIL) {
-		sli_isolate_cluster(d, c); /* the discard I/O runs here */
-		sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-		d->ci[c].order = 0;
-		n++;
+	for (;;) {
+		sl_dev_lock(d);
+		c = sli_list_first(d, SL_LIST_DISCARD);
+		sl_dev_unlock(d);
+		if (c == SL_NIL)
+			break;
+		/* the discard I/O runs here, then __free_cluster() */
+		sl_ci_lock(d, c);
+		if (d->ci[c].flags == SL_CF_DISCARD) {
+			move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+			d->ci[c].order = 0;
+			n++;
+		}
+		sl_ci_unlock(d, c);
 	}
-	d->st.discarded_clusters += n;
+	sli_stats(d)->discarded_clusters += n;
 	return n;
 }
 
@@ -220,8 +257,11 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 	if (!off)
 		return 0;
 	c = sli_cluster_of(off);
-	if (!lr_cluster_is_usable(&d->ci[c], order, with_table))
+	sl_ci_lock(d, c);
+	if (!lr_cluster_is_usable(&d->ci[c], order, with_table)) {
+		sl_ci_unlock(d, c);
 		return 0;
+	}
 	if (d->ci[c].count == 0)
 		off = sli_cluster_offset(c);
 	return lr_alloc_swap_scan_cluster(d, 0, c, off, order);

@@ -83,7 +83,7 @@ typedef struct nonfull_state {
 static nonfull_state *st(sl_device *d) { return d->pstate; }
 static uint64_t *next_of(sl_device *d, int cpu, int order)
 {
-	return &d->cursor[cpu * SL_NR_ORDERS + order];
+	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
 }
 
 /* get_random_u32_inclusive(): a value in [lo, hi]. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "swaplab/swap_slots.h"
 #include "swaplab/cluster.h"
+#include "swaplab/locks.h"
 
 #define ACTIVATE_PER_CPU (5 * SL_SWAP_SLOTS_CACHE_SIZE)
 #define DEACTIVATE_PER_CPU (2 * SL_SWAP_SLOTS_CACHE_SIZE)
@@ -29,15 +30,26 @@ void sl_swap_slots_fini(sl_swap_slots *ss)
 	ss->cpu = NULL;
 }
 
-/* drain_slots_cache_cpu(): reserved slots and pending frees go back. */
-static void drain_slots_cache_cpu(sl_swap_slots *ss, sl_device *d, sl_swap_slots_cache *c)
+/* Releases slots to the device: swapcache_free_entries(), si->lock held. */
+static void release_all(sl_swap_slots *ss, sl_device *d, const uint64_t *slots, int n)
 {
-	for (int i = 0; i < c->nr; i++)
-		ss->release(d, c->slots[c->cur + i]);
+	sl_dev_lock(d);
+	for (int i = 0; i < n; i++)
+		ss->release(d, slots[i]);
+	sl_dev_unlock(d);
+}
+
+/* drain_slots_cache_cpu(): reserved slots and pending frees go back. */
+static void drain_slots_cache_cpu(sl_swap_slots *ss, sl_device *d, int cpu)
+{
+	sl_swap_slots_cache *c = &ss->cpu[cpu];
+
+	sl_slots_lock(d, cpu);
+	release_all(ss, d, c->slots + c->cur, c->nr);
 	c->nr = c->cur = 0;
-	for (int i = 0; i < c->n_ret; i++)
-		ss->release(d, c->slots_ret[i]);
+	release_all(ss, d, c->slots_ret, c->n_ret);
 	c->n_ret = 0;
+	sl_slots_unlock(d, cpu);
 }
 
 /* check_cache_active(): hysteresis on free swap per online CPU. */
@@ -53,17 +65,28 @@ static int check_cache_active(sl_swap_slots *ss, sl_device *d)
 	if (free_pages < (uint64_t)ss->online_cpus * DEACTIVATE_PER_CPU) {
 		ss->active = 0;
 		for (int c = 0; c < d->nr_cpus; c++)
-			drain_slots_cache_cpu(ss, d, &ss->cpu[c]);
+			drain_slots_cache_cpu(ss, d, c);
 	}
 	return ss->active;
+}
+
+/* Hands a reserved slot to its folio, under the slot's cluster lock. */
+static void take_reserved(sl_device *d, uint64_t off)
+{
+	uint32_t c = sli_cluster_of(off);
+
+	sl_ci_lock(d, c);
+	sli_take_reserved(d, off);
+	sl_ci_unlock(d, c);
 }
 
 uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 {
 	sl_swap_slots_cache *c = &ss->cpu[cpu];
-	uint64_t off;
+	uint64_t off = 0;
 
 	if (check_cache_active(ss, d)) {
+		sl_slots_lock(d, cpu);
 		if (!c->nr) {
 			/* refill_swap_slots_cache() */
 			c->cur = 0;
@@ -72,15 +95,13 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 		if (c->nr) {
 			off = c->slots[c->cur++];
 			c->nr--;
-			sli_take_reserved(d, off);
-			return off;
 		}
-		return 0;
+		sl_slots_unlock(d, cpu);
+	} else if (ss->get(d, cpu, 1, &off) != 1) {
+		off = 0; /* cache inactive: one slot straight from the allocator */
 	}
-	/* cache inactive: one slot straight from the allocator */
-	if (ss->get(d, cpu, 1, &off) != 1)
-		return 0;
-	sli_take_reserved(d, off);
+	if (off)
+		take_reserved(d, off);
 	return off;
 }
 
@@ -89,22 +110,23 @@ void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off)
 	sl_swap_slots_cache *c = &ss->cpu[cpu];
 
 	if (!ss->free_cache || !ss->active) {
-		ss->release(d, off);
+		release_all(ss, d, &off, 1);
 		return;
 	}
+	sl_slots_lock(d, cpu);
 	if (c->n_ret == SL_SWAP_SLOTS_CACHE_SIZE) {
 		/* swapcache_free_entries(): one device, push order */
-		for (int i = 0; i < c->n_ret; i++)
-			ss->release(d, c->slots_ret[i]);
+		release_all(ss, d, c->slots_ret, c->n_ret);
 		c->n_ret = 0;
 	}
 	c->slots_ret[c->n_ret++] = off;
+	sl_slots_unlock(d, cpu);
 }
 
 void sl_swap_slots_drain(sl_swap_slots *ss, sl_device *d)
 {
 	for (int c = 0; c < d->nr_cpus; c++)
-		drain_slots_cache_cpu(ss, d, &ss->cpu[c]);
+		drain_slots_cache_cpu(ss, d, c);
 }
 
 uint64_t sl_swap_slots_held(const sl_swap_slots *ss, const sl_device *d)

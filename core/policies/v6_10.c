@@ -64,7 +64,7 @@ typedef struct v6_10_state {
 static v6_10_state *st(sl_device *d) { return d->pstate; }
 static uint64_t *next_of(sl_device *d, int cpu, int order)
 {
-	return &d->cursor[cpu * SL_NR_ORDERS + order];
+	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
 }
 
 /* get_random_u32_inclusive() - 6.10: a value in [lo, hi]. */

@@ -30,6 +30,7 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/swap_slots.h"
+#include "swaplab/locks.h"
 
 #define SWAP_CLUSTER_COLS 32u /* max(64 / sizeof(ci), 64 MiB / 2 MiB) */
 
@@ -85,23 +86,25 @@ static uint64_t alloc_swap_scan_cluster(sl_device *d, uint64_t off, uint64_t *fo
 {
 	uint32_t c = sli_cluster_of(off);
 	uint32_t nr = 1u << order;
-	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER;
+	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER, next = 0;
 
 	if (end > d->max)
 		end = d->max;
+	sl_ci_lock(d, c); /* lock_cluster(), nested in si->lock */
 	if (end < nr || d->ci[c].count + nr > SL_CLUSTER)
-		return 0;
+		goto out;
 	for (; off + nr <= end; off += nr) {
 		if (!sli_range_free(d, off, nr)) /* cluster_scan_range() */
 			continue;
 		cluster_alloc_range(d, c, off, order, reserve);
 		*found = off;
-		if (d->ci[c].count == SL_CLUSTER)
-			return 0;
-		off += nr;
-		return off + nr <= end ? off : 0;
+		if (d->ci[c].count < SL_CLUSTER && off + 2 * nr <= end)
+			next = off + nr;
+		break;
 	}
-	return 0;
+out:
+	sl_ci_unlock(d, c);
+	return next;
 }
 
 /* swap_reclaim_full_clusters() - 6.12, force == false: rotate the full
@@ -114,7 +117,7 @@ static void swap_reclaim_full_clusters(sl_device *d)
 	if (c == SL_NIL)
 		return;
 	sli_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
-	d->st.full_reclaim_scans++;
+	sli_stats(d)->full_reclaim_scans++;
 }
 
 /* Scans the head of `list` as order `order`, optionally moving it to the
@@ -134,7 +137,7 @@ static uint64_t scan_head(sl_device *d, int list, int order, int to_frag, uint64
 /* cluster_alloc_swap_entry() - 6.12: one slot range for `order`. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order, int reserve)
 {
-	uint64_t *cursor = &d->cursor[cpu * SL_NR_ORDERS + order];
+	uint64_t *cursor = &d->cursor[cpu * SL_CURSOR_STRIDE + order];
 	uint64_t found = 0, next = 0;
 
 	/* this CPU's cluster for the order, whatever became of it */
@@ -182,7 +185,7 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order, int r
 				found = scan_head(d, list, 0, 0, &next, reserve);
 		}
 		if (found)
-			d->st.alloc_steal++;
+			sli_stats(d)->alloc_steal++;
 	}
 done:
 	*cursor = next;
@@ -190,22 +193,24 @@ done:
 }
 
 /* get_swap_pages() - 6.12: up to n slots of `order` from the device, each
- * reserved for the swap cache; stops at the first failure. */
+ * reserved for the swap cache; stops at the first failure. si->lock is
+ * held across the whole batch. */
 static int get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 {
-	uint64_t avail = (d->pages - d->inuse_pages) >> order;
 	int got = 0;
 
-	if (n > (int)avail)
-		n = (int)avail;
-	if (d->inuse_pages >= d->pages) /* off the avail list */
-		return 0;
+	sl_dev_lock(d);
+	uint64_t inuse = d->inuse_pages;
+	uint64_t avail = inuse < d->pages ? (d->pages - inuse) >> order : 0;
+	if ((uint64_t)n > avail)
+		n = (int)avail; /* 0 also when the device is full: off the avail list */
 	while (got < n) {
 		uint64_t off = cluster_alloc_swap_entry(d, cpu, order, order == 0);
 		if (!off)
 			break;
 		out[got++] = off;
 	}
+	sl_dev_unlock(d);
 	return got;
 }
 
@@ -214,11 +219,16 @@ static int get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
 	return get_swap_pages(d, cpu, n, out, 0);
 }
 
-/* swap_entry_range_free() of one cache-only slot - 6.12. */
+/* swap_entry_range_free() of one cache-only slot - 6.12; the slot-cache
+ * code holds si->lock around its loops. */
 static void release_slot(sl_device *d, uint64_t off)
 {
+	uint32_t c = sli_cluster_of(off);
+
+	sl_ci_lock(d, c);
 	sli_release_range(d, off, 1);
-	dec_cluster_info_page(d, sli_cluster_of(off));
+	dec_cluster_info_page(d, c);
+	sl_ci_unlock(d, c);
 }
 
 /* folio_alloc_swap() - 6.12: large folios straight from get_swap_pages(),
@@ -241,8 +251,13 @@ static uint64_t v6_12_alloc(sl_device *d, int cpu, int order)
 static void v6_12_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	if (nr > 1) {
+		uint32_t c = sli_cluster_of(off);
+		sl_dev_lock(d);
+		sl_ci_lock(d, c);
 		sli_release_range(d, off, nr);
-		dec_cluster_info_page(d, sli_cluster_of(off));
+		dec_cluster_info_page(d, c);
+		sl_ci_unlock(d, c);
+		sl_dev_unlock(d);
 		return;
 	}
 	sl_swap_slots_free(&st(d)->slots, d, cpu, off);
@@ -280,7 +295,7 @@ const sl_policy sl_policy_v6_12 = {
 	.name = "linux-6.12",
 	.summary = "Linux 6.12: free list first, full-cluster reclaim, nonfull, frag, order-0 steal; slot caches",
 	.kernel = "6.12-6.13",
-	.props = SL_POL_SPLIT_ZEROPAGE,
+	.props = SL_POL_SPLIT_ZEROPAGE | SL_POL_CONCURRENT,
 	.init = v6_12_init,
 	.fini = v6_12_fini,
 	.alloc = v6_12_alloc,

@@ -26,6 +26,7 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
+#include "swaplab/locks.h"
 
 #define SWAP_CLUSTER_COLS 32u
 
@@ -34,8 +35,12 @@
  * `frags` already counts the nonfull failures that just landed there. */
 static uint64_t scan_frag_clusters(sl_device *d, int cpu, int order, uint32_t frags)
 {
-	uint32_t existing = d->list_len[SL_LIST_FRAG(order)];
+	uint32_t existing;
 	uint64_t found = 0;
+
+	sl_dev_lock(d); /* frag_cluster_nr[order] */
+	existing = d->list_len[SL_LIST_FRAG(order)];
+	sl_dev_unlock(d);
 
 	while (frags < existing && !found) {
 		uint32_t c = lr_isolate_lock_cluster(d, SL_LIST_FRAG(order));
@@ -48,7 +53,7 @@ static uint64_t scan_frag_clusters(sl_device *d, int cpu, int order, uint32_t fr
 }
 
 /* cluster_alloc_swap_entry() - 6.15. */
-static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+static uint64_t cluster_alloc_swap_entry_locked(sl_device *d, int cpu, int order)
 {
 	uint64_t found;
 	uint32_t frags, c;
@@ -90,6 +95,21 @@ new_cluster:
 	return lr_steal_order0(d, cpu);
 }
 
+/* The ladder, under the global cluster lock on a rotational device
+ * (held for the whole call, which serialises all allocation there). */
+static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+{
+	int rot = !(d->flags & SL_DEV_SOLIDSTATE);
+	uint64_t found;
+
+	if (rot)
+		sl_global_lock(d);
+	found = cluster_alloc_swap_entry_locked(d, cpu, order);
+	if (rot)
+		sl_global_unlock(d);
+	return found;
+}
+
 /* folio_alloc_swap() - 6.15. */
 static uint64_t v6_15_alloc(sl_device *d, int cpu, int order)
 {
@@ -123,7 +143,8 @@ const sl_policy sl_policy_v6_15 = {
 	.summary = "Linux 6.15: lock rework, global per-CPU cursor, free first, nonfull, counted frag, no slot cache",
 	.kernel = "6.15-6.17",
 	.props = SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE |
-		 SL_POL_SPLIT_DESCENDING,
+		 SL_POL_SPLIT_DESCENDING | SL_POL_CONCURRENT |
+		 SL_POL_FREE_UNDER_CI_LOCK,
 	.init = v6_15_init,
 	.alloc = v6_15_alloc,
 	.free = v6_15_free,

@@ -36,9 +36,10 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
+#include "swaplab/locks.h"
 
 /* cluster_alloc_swap_entry() - 6.18: the fallback ladder. */
-static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+static uint64_t cluster_alloc_swap_entry_locked(sl_device *d, int cpu, int order)
 {
 	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
@@ -85,6 +86,21 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	return lr_steal_order0(d, cpu);
 }
 
+/* The ladder, under the global cluster lock on a rotational device
+ * (held for the whole call, which serialises all allocation there). */
+static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+{
+	int rot = !(d->flags & SL_DEV_SOLIDSTATE);
+	uint64_t found;
+
+	if (rot)
+		sl_global_lock(d);
+	found = cluster_alloc_swap_entry_locked(d, cpu, order);
+	if (rot)
+		sl_global_unlock(d);
+	return found;
+}
+
 /* folio_alloc_swap() - 6.18.4+: an order-0 failure discards the pending
  * clusters synchronously and tries again (swap_sync_discard(); 6.18.0-6.18.3
  * discarded inside cluster_alloc_swap_entry() instead). */
@@ -128,7 +144,8 @@ const sl_policy sl_policy_v6_18 = {
 	.summary = "Linux 6.18: per-CPU cursor, nonfull before free, one frag cluster, order-0 steal",
 	.kernel = "6.18",
 	.props = SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE |
-		 SL_POL_SPLIT_DESCENDING,
+		 SL_POL_SPLIT_DESCENDING | SL_POL_CONCURRENT |
+		 SL_POL_FREE_UNDER_CI_LOCK,
 	.init = v6_18_init,
 	.alloc = v6_18_alloc,
 	.free = v6_18_free,

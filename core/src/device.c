@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
+#include "swaplab/locks.h"
 
 sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 			    const sl_policy *pol, int debug, char *msg, size_t len)
@@ -29,9 +30,10 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 		snprintf(msg, len, "cpu count %d is outside 1..%d", nr_cpus, SL_MAX_CPUS);
 		return NULL;
 	}
-	sl_device *d = calloc(1, sizeof(*d));
+	sl_device *d = aligned_alloc(_Alignof(sl_device), sizeof(*d));
 	if (!d)
 		goto oom;
+	memset(d, 0, sizeof(*d));
 	d->max = max;
 	d->flags = flags;
 	d->nr_cpus = nr_cpus;
@@ -40,7 +42,10 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 	uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
 	d->map = calloc(slots, 1);
 	d->ci = calloc((size_t)d->nr_clusters + SL_NR_LISTS, sizeof(sl_cluster));
-	d->cursor = calloc((size_t)(nr_cpus + 1) * SL_NR_ORDERS, sizeof(uint64_t));
+	d->cursor = aligned_alloc(SL_CACHELINE,
+				  (size_t)(nr_cpus + 1) * SL_CURSOR_STRIDE * sizeof(uint64_t));
+	if (d->cursor)
+		memset(d->cursor, 0, (size_t)(nr_cpus + 1) * SL_CURSOR_STRIDE * sizeof(uint64_t));
 	if (debug)
 		d->shadow = calloc(slots, 1);
 	if (!d->map || !d->ci || !d->cursor || (debug && !d->shadow))
@@ -83,6 +88,12 @@ void sl_device_destroy(sl_device *d)
 	free(d->ci);
 	free(d->cursor);
 	free(d->shadow);
+	if (d->lk) {
+		free(d->lk->ci);
+		free(d->lk->local);
+		free(d->lk->slots);
+		free(d->lk);
+	}
 	free(d);
 }
 
@@ -98,23 +109,40 @@ uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)
 		return 0;
 	uint64_t off = d->pol->alloc(d, cpu, order);
 	if (off)
-		d->st.alloc_ok[order]++;
+		sli_stats(d)->alloc_ok[order]++;
 	else
-		d->st.alloc_fail[order]++;
+		sli_stats(d)->alloc_fail[order]++;
 	return off;
 }
 
-/* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster;
- * maximal runs that reach zero go to the policy's free as one range. */
+/* The frees of one cluster's chunk: under its lock (6.14+) or after. */
+static void put_runs(sl_device *d, int cpu, uint32_t c, const uint64_t *runs, int n)
+{
+	int under = (d->pol->props & SL_POL_FREE_UNDER_CI_LOCK) != 0;
+
+	if (!under)
+		sl_ci_unlock(d, c);
+	for (int i = 0; i < n; i++)
+		d->pol->free(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1]);
+	if (under)
+		sl_ci_unlock(d, c);
+}
+
+/* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster
+ * under the cluster lock; maximal runs that reach zero go to the policy's
+ * free as one range each. */
 void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 {
 	uint64_t end = off + nr;
+	uint64_t runs[SL_CLUSTER]; /* (start, length) pairs: at most 256 runs */
 
 	while (off < end) {
-		uint64_t cend = sli_cluster_offset(sli_cluster_of(off)) + SL_CLUSTER;
+		uint32_t c = sli_cluster_of(off);
+		uint64_t cend = sli_cluster_offset(c) + SL_CLUSTER;
+		int n = 0;
 		if (cend > end)
 			cend = end;
-		uint64_t run = 0, run_start = 0;
+		sl_ci_lock(d, c);
 		for (uint64_t s = off; s < cend; s++) {
 			uint8_t b = d->map[s];
 			uint8_t cnt = b & 0x3f;
@@ -122,19 +150,19 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 			if (cnt == 0 || cnt == SL_SLOT_BAD)
 				abort(); /* put of a slot that holds no reference */
 			d->map[s] = last ? SL_SLOT_CACHE : (uint8_t)(b - 1);
-			if (last) {
-				if (d->shadow)
-					d->shadow[s] = 0;
-				if (!run)
-					run_start = s;
-				run++;
-			} else if (run) {
-				d->pol->free(d, cpu, run_start, (uint32_t)run);
-				run = 0;
+			if (!last)
+				continue;
+			if (d->shadow)
+				d->shadow[s] = 0;
+			if (n && runs[2 * n - 2] + runs[2 * n - 1] == s) {
+				runs[2 * n - 1]++;
+			} else {
+				runs[2 * n] = s;
+				runs[2 * n + 1] = 1;
+				n++;
 			}
 		}
-		if (run)
-			d->pol->free(d, cpu, run_start, (uint32_t)run);
+		put_runs(d, cpu, c, runs, n);
 		off = cend;
 	}
 }
@@ -190,7 +218,7 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
 		memset(d->shadow + off, 0, nr);
 	ci->count = (uint16_t)(ci->count - nr);
 	d->inuse_pages -= nr;
-	d->st.freed_slots += nr;
+	sli_stats(d)->freed_slots += nr;
 }
 
 int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)

@@ -23,9 +23,10 @@ static PyObject *py_policies(PyObject *self, PyObject *args)
 	PyObject *l = PyList_New(0);
 	for (int i = 0; l && sl_policies[i]; i++) {
 		const sl_policy *p = sl_policies[i];
-		PyObject *d = Py_BuildValue("{s:s,s:s,s:s,s:O}", "name", p->name, "summary", p->summary,
+		PyObject *d = Py_BuildValue("{s:s,s:s,s:s,s:O,s:O}", "name", p->name, "summary", p->summary,
 					    "kernel", p->kernel, "ordered_clusters",
-					    (p->props & SL_POL_ORDERED_CLUSTERS) ? Py_True : Py_False);
+					    (p->props & SL_POL_ORDERED_CLUSTERS) ? Py_True : Py_False,
+					    "concurrent", (p->props & SL_POL_CONCURRENT) ? Py_True : Py_False);
 		if (!d || PyList_Append(l, d)) {
 			Py_XDECREF(d);
 			Py_DECREF(l);
@@ -218,6 +219,77 @@ static PyObject *py_bench_alloc(PyObject *self, PyObject *args)
 			     r.fill_seconds);
 }
 
+static const char *const lock_class_names[SL_NR_LOCK_CLASSES] = {
+	[SL_LK_DEVICE] = "device", [SL_LK_CLUSTER] = "cluster", [SL_LK_LOCAL] = "local",
+	[SL_LK_GLOBAL] = "global_cluster", [SL_LK_SLOTS] = "slot_cache",
+};
+
+static PyObject *py_bench_threads(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	static char *names[] = { "policy", "slots", "threads", "fill", "orders", "ops", "seed",
+				 "concurrent", "check_every", "recent", NULL };
+	const char *policy;
+	unsigned long long slots, ops, seed = 1, check_every = 0;
+	int threads, concurrent = 1, recent = 0;
+	double fill;
+	PyObject *orders;
+	sl_bench_threads_params p = { 0 };
+	sl_bench_threads_result r;
+	char msg[256];
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "sKidOK|KpKp", names, &policy, &slots, &threads,
+					 &fill, &orders, &ops, &seed, &concurrent, &check_every, &recent))
+		return NULL;
+	p.pol = sl_policy_find(policy);
+	if (!p.pol)
+		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+	PyObject *seq = PySequence_Fast(orders, "orders must be a sequence");
+	if (!seq)
+		return NULL;
+	Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+	for (Py_ssize_t i = 0; i < n && i < SL_NR_ORDERS; i++)
+		p.orders[i] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+	Py_DECREF(seq);
+	if (PyErr_Occurred())
+		return NULL;
+	p.norders = (int)(n < SL_NR_ORDERS ? n : SL_NR_ORDERS);
+	p.slots = slots;
+	p.threads = threads;
+	p.fill = fill;
+	p.ops = ops;
+	p.seed = seed;
+	p.concurrent = concurrent;
+	p.check_every = check_every;
+	p.recent = recent;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = sl_bench_threads(&p, &r, msg, sizeof(msg));
+	Py_END_ALLOW_THREADS
+	if (rc)
+		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
+	PyObject *locks = PyDict_New();
+	for (int c = 0; locks && c < SL_NR_LOCK_CLASSES; c++) {
+		PyObject *d = Py_BuildValue("{s:K,s:K,s:K,s:K}", "acquisitions",
+					    (unsigned long long)r.locks[c].acquisitions, "contended",
+					    (unsigned long long)r.locks[c].contended, "wait_ns",
+					    (unsigned long long)r.locks[c].wait_ns, "trylock_failed",
+					    (unsigned long long)r.locks[c].trylock_failed);
+		if (!d || PyDict_SetItemString(locks, lock_class_names[c], d)) {
+			Py_XDECREF(d);
+			Py_DECREF(locks);
+			return NULL;
+		}
+		Py_DECREF(d);
+	}
+	return Py_BuildValue("{s:d,s:d,s:K,s:d,s:d,s:d,s:N,s:N,s:N,s:d,s:K}", "ops_per_sec",
+			     r.ops_per_sec, "seconds", r.seconds, "ops", (unsigned long long)r.ops,
+			     "lat_p50_ns", r.lat_p50_ns, "lat_p99_ns", r.lat_p99_ns, "lat_max_ns",
+			     r.lat_max_ns, "locks", locks, "alloc_ok", u64_list(r.alloc_ok, SL_NR_ORDERS),
+			     "alloc_fail", u64_list(r.alloc_fail, SL_NR_ORDERS), "fill", r.fill,
+			     "map_hash", (unsigned long long)r.map_hash);
+}
+
 static PyObject *py_layout_hash(PyObject *self, PyObject *arg)
 {
 	(void)self;
@@ -254,6 +326,8 @@ static PyMethodDef methods[] = {
 	{ "validate", (PyCFunction)(void (*)(void))py_validate, METH_VARARGS | METH_KEYWORDS,
 	  "Check workload parameters; ValueError names the problem." },
 	{ "bench_alloc", py_bench_alloc, METH_VARARGS, "Alloc/free churn benchmark." },
+	{ "bench_threads", (PyCFunction)(void (*)(void))py_bench_threads, METH_VARARGS | METH_KEYWORDS,
+	  "Multi-threaded churn under the policy's locks." },
 	{ "layout_hash", py_layout_hash, METH_O, "FNV-1a 64 of a layout dump." },
 	{ NULL, NULL, 0, NULL },
 };

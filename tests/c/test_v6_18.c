@@ -8,7 +8,7 @@
 #define POL "linux-6.18"
 #define NF(o) SL_LIST_NONFULL(o)
 #define FR(o) SL_LIST_FRAG(o)
-#define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_NR_ORDERS + (o)])
+#define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_CURSOR_STRIDE + (o)])
 
 static void alloc_n(sl_device *d, int cpu, int order, int n)
 {
@@ -240,7 +240,7 @@ TEST(rotational_device_shares_one_global_cluster_per_order)
 	CHECK_EQ(sl_swap_alloc(d, 1, 4), 528);   /* cpu 1 continues cpu 0's cluster */
 	CHECK_EQ(d->st.alloc_fast[4], 0);         /* no per-CPU fast path */
 	CHECK_EQ(CUR(d, 0, 4), 0);
-	CHECK_EQ(d->cursor[2 * SL_NR_ORDERS + 4], 544); /* the global row */
+	CHECK_EQ(d->cursor[2 * SL_CURSOR_STRIDE + 4], 544); /* the global row */
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }

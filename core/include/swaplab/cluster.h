@@ -24,7 +24,7 @@ static inline uint32_t sli_head(const sl_device *d, int list) { return d->nr_clu
 static inline uint64_t *sli_cursor(sl_device *d, int cpu, int order)
 {
 	int row = (d->flags & SL_DEV_SOLIDSTATE) ? cpu : d->nr_cpus;
-	return &d->cursor[row * SL_NR_ORDERS + order];
+	return &d->cursor[row * SL_CURSOR_STRIDE + order];
 }
 
 /* The list a cluster's flag and order name, or -1 for NONE. */

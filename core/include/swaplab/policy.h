@@ -49,6 +49,11 @@ enum {
 	/* A fallback split's pages are reclaimed head first, then the last page
 	 * down to the second (6.15+ __folio_split); without it, ascending. */
 	SL_POL_SPLIT_DESCENDING = 1u << 4,
+	/* The policy runs under real locks (locks.h, sl_device_concurrent()). */
+	SL_POL_CONCURRENT = 1u << 5,
+	/* Frees happen under the cluster lock that dropped the counts (6.14+
+	 * swap_entries_put_map); without it, after it is released (<= 6.13). */
+	SL_POL_FREE_UNDER_CI_LOCK = 1u << 6,
 };
 
 typedef struct sl_policy {

@@ -11,10 +11,13 @@
  * no sort). The caches are active while free swap exceeds 5 x 64 slots per
  * online CPU and are drained when it drops below 2 x 64 per CPU
  * (check_cache_active()); inactive caches pass through to the allocator.
+ * Concurrent mode: each CPU's cache under its SLOTS lock; the release
+ * callback runs with the device lock held (swapcache_free_entries()).
  */
 #ifndef SWAPLAB_SWAP_SLOTS_H
 #define SWAPLAB_SWAP_SLOTS_H
 
+#include <stdatomic.h>
 #include "types.h"
 
 #define SL_SWAP_SLOTS_CACHE_SIZE 64
@@ -34,7 +37,7 @@ typedef struct sl_swap_slots_cache {
 
 typedef struct sl_swap_slots {
 	sl_swap_slots_cache *cpu;   /* [d->nr_cpus] */
-	int active;
+	_Atomic int active;
 	int free_cache;             /* the free side exists (<= 6.13) */
 	int online_cpus;            /* for the activation thresholds */
 	sl_get_swap_pages_fn get;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include "types.h"
 #include "policy.h"
+#include "locks.h"
 
 #define SWAPLAB_VERSION "0.1.0"
 
@@ -206,5 +207,42 @@ typedef struct sl_bench_alloc_result {
 int sl_bench_alloc(const sl_policy *pol, uint64_t slots, int order, double fill,
 		   uint64_t pairs, uint64_t seed, sl_bench_alloc_result *out,
 		   char *msg, size_t len);
+
+/* ------------------------------------------------------------------ threads */
+
+typedef struct sl_bench_threads_params {
+	const sl_policy *pol;
+	uint64_t slots;            /* device size */
+	int threads;               /* one CPU each */
+	double fill;               /* fill level before the run, 0..1 */
+	int orders[SL_NR_ORDERS];  /* the mix: each entry equally likely */
+	int norders;
+	uint64_t ops;              /* free+alloc pairs per thread */
+	uint64_t seed;
+	int concurrent;            /* real locks (else no locks: one thread only) */
+	uint64_t check_every;      /* stress: invariant check at a barrier every N pairs */
+	int recent;                /* victims among the CPU's last SL_BT_RECENT folios
+				      (0: any of its folios, uniformly) */
+} sl_bench_threads_params;
+
+#define SL_BT_RECENT 4096u
+
+typedef struct sl_bench_threads_result {
+	double ops_per_sec;        /* pairs per second, all threads */
+	double seconds;            /* the slowest thread's run */
+	uint64_t ops;
+	double lat_p50_ns, lat_p99_ns, lat_max_ns; /* per pair, every 8th timed */
+	sl_lockstat locks[SL_NR_LOCK_CLASSES];
+	uint64_t alloc_ok[SL_NR_ORDERS];
+	uint64_t alloc_fail[SL_NR_ORDERS];
+	uint64_t checks;
+	double fill;               /* at the end */
+	uint64_t map_hash;         /* FNV-1a 64 of the slot map at the end */
+} sl_bench_threads_result;
+
+/* Runs the churn of bench_threads.c. Returns 0, or -1 with a message (an
+ * invariant broken at a quiescent point included). */
+int sl_bench_threads(const sl_bench_threads_params *p, sl_bench_threads_result *r, char *msg,
+		     size_t len);
 
 #endif

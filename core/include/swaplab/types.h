@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdatomic.h>
 
 #define SL_CLUSTER_SHIFT 9
 #define SL_CLUSTER 512u             /* SWAPFILE_CLUSTER with CONFIG_THP_SWAP */
@@ -49,6 +50,10 @@
 #define SL_PMD_ORDER 9
 #define SL_PAGE_SIZE 4096u
 #define SL_MAX_CPUS 256
+#define SL_CACHELINE 64
+/* A CPU's row of cursors: SL_NR_ORDERS used, padded to two cache lines so
+ * that CPUs never write the same line (the kernel's are per-CPU data). */
+#define SL_CURSOR_STRIDE 16
 
 /* swap_map byte values */
 #define SL_SLOT_FREE 0x00
@@ -111,27 +116,34 @@ typedef struct sl_dev_stats {
 } sl_dev_stats;
 
 struct sl_policy;
+struct sl_locks;
 
 typedef struct sl_device {
+	/* read-mostly: every operation reads these */
 	uint64_t max;             /* si->max: slots [0, max) exist */
 	uint64_t pages;           /* usable slots: max - 1 - bad */
-	uint64_t inuse_pages;     /* allocated + cache-only slots */
 	uint32_t nr_clusters;     /* ceil(max / 512) */
 	unsigned flags;           /* SL_DEV_* */
 	int nr_cpus;
 	uint8_t *map;             /* nr_clusters * 512 bytes; padding is BAD */
 	sl_cluster *ci;           /* nr_clusters clusters, then SL_NR_LISTS heads */
-	uint32_t list_len[SL_NR_LISTS];
-	uint64_t *cursor;         /* [cpu * SL_NR_ORDERS + order], 0 = none; row
+	uint64_t *cursor;         /* [cpu * SL_CURSOR_STRIDE + order], 0 = none; row
 				   nr_cpus is the device's global cursor
 				   (si->global_cluster, rotational devices) */
-	sl_dev_stats st;
 	const struct sl_policy *pol;
 	void *pstate;             /* the policy's own state */
 	uint8_t *shadow;          /* debug: order+1 at an allocation's first
 				   slot, SL_SHADOW_TAIL on its other slots */
-	uint64_t shadow_errors;   /* I7 violations seen at allocation time */
 	uint64_t nr_bad;          /* header, bad and padding slots */
+	struct sl_locks *lk;      /* concurrent mode (locks.h), else NULL */
+	/* written by every allocation and free: a line of its own */
+	_Alignas(SL_CACHELINE) _Atomic uint64_t inuse_pages; /* allocated +
+				   cache-only slots; atomic for the concurrent mode */
+	/* written on every list move, under the device lock */
+	_Alignas(SL_CACHELINE) uint32_t list_len[SL_NR_LISTS];
+	/* single-threaded counters (threads keep their own: locks.h) */
+	_Alignas(SL_CACHELINE) sl_dev_stats st;
+	uint64_t shadow_errors;   /* I7 violations seen at allocation time */
 } sl_device;
 
 #define SL_SHADOW_TAIL 0x80

@@ -1,0 +1,91 @@
+/*
+ * swaplab/locks.h - the concurrent mode: real locks with the kernel's
+ * classes and nesting, and per-thread lock statistics.
+ *
+ * A device runs deterministic and lock-free unless sl_device_concurrent()
+ * gave it locks (d->lk); every lock call below is then a no-op, so the
+ * deterministic results and speed do not depend on this file.
+ *
+ * Classes (the kernel's):
+ *   DEVICE   si->lock. <= 6.13: held across a whole allocation (cluster
+ *            locks nest inside it). 6.14+: list membership only, taken
+ *            inside a cluster lock or to isolate a cluster.
+ *   CLUSTER  ci->lock, one per cluster: the cluster's slots, count, flags.
+ *   LOCAL    the per-CPU local lock around folio_alloc_swap() (6.14+):
+ *            one thread per CPU here, so it never contends; counted.
+ *   GLOBAL   si->global_cluster_lock: a rotational device's cursor (6.14+).
+ *   SLOTS    the per-CPU slot-cache locks (<= 6.14: alloc_lock, free_lock).
+ * Nesting: SLOTS -> DEVICE -> CLUSTER (<= 6.13); LOCAL -> GLOBAL -> CLUSTER
+ * -> DEVICE (6.14+), where taking a cluster while holding DEVICE is only
+ * ever a trylock (isolate_lock_cluster()).
+ * Spinlocks are test-and-test-and-set; a first attempt that fails counts as
+ * contended and its spinning time as wait.
+ */
+#ifndef SWAPLAB_LOCKS_H
+#define SWAPLAB_LOCKS_H
+
+#include <stdatomic.h>
+#include "types.h"
+
+enum { SL_LK_DEVICE, SL_LK_CLUSTER, SL_LK_LOCAL, SL_LK_GLOBAL, SL_LK_SLOTS, SL_NR_LOCK_CLASSES };
+
+typedef struct sl_lockstat {
+	uint64_t acquisitions;
+	uint64_t contended;        /* first attempt found it held */
+	uint64_t wait_ns;          /* time spent spinning */
+	uint64_t trylock_failed;   /* skipped while isolating */
+} sl_lockstat;
+
+/* One lock a cache line: locks of different CPUs or clusters never share
+ * one (in the kernel each sits in its own per-CPU or per-cluster data). */
+typedef struct sl_spinlock {
+	_Alignas(SL_CACHELINE) atomic_int v;
+} sl_spinlock;
+
+typedef struct sl_locks {
+	sl_spinlock dev, global;
+	sl_spinlock *ci;           /* [nr_clusters] */
+	sl_spinlock *local;        /* [nr_cpus] */
+	sl_spinlock *slots;        /* [nr_cpus] */
+} sl_locks;
+
+/* This thread's statistics ([SL_NR_LOCK_CLASSES]) and device counters;
+ * NULL: the device's own (single-threaded use). */
+extern _Thread_local sl_lockstat *sl_tl_lockstat;
+extern _Thread_local sl_dev_stats *sl_tl_devstats;
+
+/* Gives the device its locks: from now on it may be used by one thread
+ * per CPU at once. Returns 0 or -1 (out of memory). */
+int sl_device_concurrent(sl_device *d);
+
+void sli_spin_lock(sl_spinlock *l, int cls);
+int sli_spin_trylock(sl_spinlock *l, int cls);
+void sli_spin_unlock(sl_spinlock *l);
+
+/* The counters to bump: this thread's in concurrent runs. */
+static inline sl_dev_stats *sli_stats(sl_device *d)
+{
+	return sl_tl_devstats ? sl_tl_devstats : &d->st;
+}
+
+#define SL_LOCK_IF(d, expr, cls) do { if ((d)->lk) sli_spin_lock(&(d)->lk->expr, cls); } while (0)
+#define SL_UNLOCK_IF(d, expr) do { if ((d)->lk) sli_spin_unlock(&(d)->lk->expr); } while (0)
+
+#define sl_dev_lock(d) SL_LOCK_IF(d, dev, SL_LK_DEVICE)
+#define sl_dev_unlock(d) SL_UNLOCK_IF(d, dev)
+#define sl_ci_lock(d, c) SL_LOCK_IF(d, ci[c], SL_LK_CLUSTER)
+#define sl_ci_unlock(d, c) SL_UNLOCK_IF(d, ci[c])
+#define sl_local_lock(d, cpu) SL_LOCK_IF(d, local[cpu], SL_LK_LOCAL)
+#define sl_local_unlock(d, cpu) SL_UNLOCK_IF(d, local[cpu])
+#define sl_global_lock(d) SL_LOCK_IF(d, global, SL_LK_GLOBAL)
+#define sl_global_unlock(d) SL_UNLOCK_IF(d, global)
+#define sl_slots_lock(d, cpu) SL_LOCK_IF(d, slots[cpu], SL_LK_SLOTS)
+#define sl_slots_unlock(d, cpu) SL_UNLOCK_IF(d, slots[cpu])
+
+/* trylock of a cluster: always succeeds without locks. */
+static inline int sl_ci_trylock(sl_device *d, uint32_t c)
+{
+	return d->lk ? sli_spin_trylock(&d->lk->ci[c], SL_LK_CLUSTER) : 1;
+}
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * test_concurrent.c - the concurrent mode (locks.h, bench_threads.c): one
+ * thread with locks gives exactly the deterministic result; several threads
+ * churning mixed orders keep every invariant at quiescent points (this file
+ * also runs under ThreadSanitizer, tests/py/test_c_core.py).
+ */
+#include <stdlib.h>
+#include "t.h"
+
+static sl_bench_threads_params params(const sl_policy *pol, int threads, uint64_t slots)
+{
+	sl_bench_threads_params p = { .pol = pol, .slots = slots, .threads = threads, .fill = 0.6,
+				      .orders = { 0, 0, 0, 2, 4, 4, 9 }, .norders = 7, .ops = 20000,
+				      .seed = 7, .concurrent = 1 };
+	return p;
+}
+
+TEST(concurrent_one_thread_equals_deterministic)
+{
+	for (int i = 0; sl_policies[i]; i++) {
+		if (!(sl_policies[i]->props & SL_POL_CONCURRENT))
+			continue;
+		char msg[256];
+		sl_bench_threads_params p = params(sl_policies[i], 1, 4096);
+		sl_bench_threads_result a, b;
+		CHECK(sl_bench_threads(&p, &a, msg, sizeof(msg)) == 0);
+		p.concurrent = 0;
+		CHECK(sl_bench_threads(&p, &b, msg, sizeof(msg)) == 0);
+		CHECK_EQ(a.map_hash, b.map_hash);
+		CHECK(!memcmp(a.alloc_ok, b.alloc_ok, sizeof(a.alloc_ok)));
+		CHECK(!memcmp(a.alloc_fail, b.alloc_fail, sizeof(a.alloc_fail)));
+		CHECK(a.locks[SL_LK_CLUSTER].acquisitions > 0);
+		CHECK_EQ(a.locks[SL_LK_DEVICE].contended, 0);
+		CHECK_EQ(b.locks[SL_LK_CLUSTER].acquisitions, 0);
+	}
+}
+
+TEST(concurrent_stress_invariants_at_quiescent_points)
+{
+	uint64_t scale = getenv("SWAPLAB_SLOW_TESTS") ? 10 : 1;
+	int n = 0;
+	for (int i = 0; sl_policies[i]; i++) {
+		if (!(sl_policies[i]->props & SL_POL_CONCURRENT))
+			continue;
+		uint64_t sizes[] = { 2048, 16384 }; /* 4 clusters: heavy contention; 32 */
+		for (int k = 0; k < 2; k++) {
+			char msg[256];
+			sl_bench_threads_params p = params(sl_policies[i], 4, sizes[k]);
+			sl_bench_threads_result r;
+			p.ops = 40000 * scale;
+			p.check_every = 2000;
+			int rc = sl_bench_threads(&p, &r, msg, sizeof(msg));
+			CHECK(rc == 0);
+			if (rc)
+				fprintf(stderr, "  %s: %s\n", sl_policies[i]->name, msg);
+			CHECK_EQ(r.checks, 20 * scale);
+			CHECK(r.locks[SL_LK_CLUSTER].acquisitions > 0);
+			CHECK(r.alloc_ok[0] > 0);
+		}
+		n++;
+	}
+	CHECK(n >= 3);
+}
+
+TEST(concurrent_mode_refuses_policies_without_it)
+{
+	char msg[128];
+	sl_bench_threads_params p = params(sl_policy_find("buddy"), 2, 4096);
+	sl_bench_threads_result r;
+	CHECK(sl_bench_threads(&p, &r, msg, sizeof(msg)) == -1);
+	CHECK(!strcmp(msg, "policy has no concurrent mode"));
+}
