@@ -47,6 +47,8 @@ static void iter_end(run_ctx *c)
 	sl_proc_layout(c->p, c->layout);
 	ir->layout_hash = sl_layout_hash(c->layout, c->res->npages);
 	ir->inuse_pages = c->d->inuse_pages;
+	for (uint64_t i = 0; i < c->res->npages; i++)
+		ir->swapped_pages += c->layout[i] != SL_NOT_SWAPPED;
 	c->base = *st;
 }
 

@@ -118,6 +118,12 @@ def compare(a: dict, b: dict, layout_a: bytes | None = None, layout_b: bytes | N
     for ia, ib in zip(a["iterations"], b["iterations"]):
         row = {"iteration": ia["iteration"], "sizes": {}}
         counts_same = True
+        # order 0 counts too (the kernel's come from /proc/vmstat)
+        oa, ob = ia.get("order0") or {}, ib.get("order0") or {}
+        for k in ("swpout", "swpin"):
+            if oa.get(k) is not None and ob.get(k) is not None and oa[k] != ob[k]:
+                counts_same = False
+        row["other_pages"] = {"a": ia.get("other_pages"), "b": ib.get("other_pages")}
         for kb in sizes:
             sa, sb = ia["sizes"][str(kb)], ib["sizes"][str(kb)]
             same = all(sa[k] == sb[k] for k in ("swpout", "swpout_fallback", "swpin"))
@@ -161,6 +167,10 @@ def compare(a: dict, b: dict, layout_a: bytes | None = None, layout_b: bytes | N
         "first_divergence": first,
         "first_count_divergence": first_counts,
         "first_hash_divergence": first_hash,
+        # first iteration where a kernel result's device held pages that are
+        # not the workload's: other processes swapped onto it (docs F5)
+        "interference": {"a": a.get("first_other_pages_iteration") if a.get("source") == "kernel" else None,
+                         "b": b.get("first_other_pages_iteration") if b.get("source") == "kernel" else None},
         "slots": None,
     }
     if layout_a is not None and layout_b is not None:

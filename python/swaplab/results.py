@@ -47,7 +47,14 @@ def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, 
               "order0": {"swpout": r["swpout"][0], "swpin": r["swpin"][0],
                          "alloc_fail": r.get("alloc_fail0")},
               "layout_hash": format_hash(r["layout_hash"]) if r.get("layout_hash") is not None else None,
-              "inuse_pages": r.get("inuse_pages")}
+              "inuse_pages": r.get("inuse_pages"),
+              "swapped_pages": r.get("swapped_pages"),
+              # slots in use that hold none of the workload's pages: on the
+              # kernel, pages other processes put on the device (F5); in the
+              # <= 6.14 models, slots the slot caches hold
+              "other_pages": (r["inuse_pages"] - r["swapped_pages"]
+                              if r.get("inuse_pages") is not None and r.get("swapped_pages") is not None
+                              else None)}
         iters.append(it)
     res = {
         "schema": SCHEMA,
@@ -64,6 +71,8 @@ def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, 
         "seconds": round(seconds, 6),
     }
     res["summary"] = summarize(res)
+    other = [it["iteration"] for it in iters if it["other_pages"]]
+    res["first_other_pages_iteration"] = other[0] if other else None
     if extra:
         res.update(extra)
     return res

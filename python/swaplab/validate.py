@@ -116,7 +116,9 @@ def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
                "kernel_fallback_pct": sum(c["summary"][kb]["mean_fallback_pct_b"] for kb in sizes) / len(sizes),
                "slot_agreement_pct": round(100 * c["slot_agreement"], 2),
                "hash_agree": c["hash_agree_iterations"],
-               "first_divergence": (f"it {fd['iteration']} ({'+'.join(fd['what'])})" if fd else "none"),
+               "first_divergence": (f"it {fd['iteration']} ({'+'.join(fd['what'])})" if fd else "none")
+               + (f", other pages on the device from it {c['interference']['b']}"
+                  if c["interference"]["b"] else ""),
                "first_differing_pages": c["slots"]["first_differences"][:4],
                "comparison": c}
         rows.append(row)

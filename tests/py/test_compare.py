@@ -23,7 +23,7 @@ def base_layout():
     return [512 + i if i < 48 else NOT_SWAPPED for i in range(NPAGES)]
 
 
-def raw_iters(n, fallback_at=None, hash_at=None):
+def raw_iters(n, fallback_at=None, hash_at=None, other_at=None):
     """Per-iteration raw records; fallback_at: iteration (1-based) from which
     3 of the 64K folios fall back; hash_at: iteration from which the layout
     hash differs."""
@@ -39,8 +39,9 @@ def raw_iters(n, fallback_at=None, hash_at=None):
         h = 1000 + i
         if hash_at is not None and i >= hash_at:
             h += 7777
+        other = 1 if other_at is not None and i >= other_at else 0
         out.append({"swpout": so, "swpout_fallback": fb, "swpin": si, "alloc_fail0": 0,
-                    "layout_hash": h, "inuse_pages": 100 * i})
+                    "layout_hash": h, "inuse_pages": 100 * i + other, "swapped_pages": 100 * i})
     return out
 
 
@@ -199,3 +200,17 @@ def test_model_runs_compare_equal(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     c = json.loads(out.read_text())
     assert c["agree"] and c["slot_agreement"] == 1.0 and c["hash_agree_iterations"] == 5
+
+
+def test_foreign_pages_on_the_kernel_device_are_reported(cli, tmp_path):
+    """A page that is not the workload's on the kernel's device (another process
+    swapped onto it, docs/kernel-findings.md F5) is named with its iteration."""
+    a, la = make(tmp_path, "m")
+    b, lb = make(tmp_path, "k", source="kernel", policy="kernel-6.18", hash_at=3, other_at=3)
+    res = json.loads(open(b).read())
+    assert res["first_other_pages_iteration"] == 3
+    assert [it["other_pages"] for it in res["iterations"]] == [0, 0, 1, 1]
+    c = json.loads(cli("compare", a, b, "--json", "-", check=True).stdout)
+    assert c["interference"] == {"a": None, "b": 3}
+    assert c["first_divergence"] == {"iteration": 3, "what": ["hash"]}
+    assert c["iterations"][2]["other_pages"] == {"a": 0, "b": 1}

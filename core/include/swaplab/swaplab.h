@@ -169,6 +169,7 @@ typedef struct sl_iter_result {
 	uint64_t alloc_fail0;
 	uint64_t layout_hash;
 	uint64_t inuse_pages;
+	uint64_t swapped_pages;    /* pages of the regions that are swapped out */
 } sl_iter_result;
 
 typedef struct sl_run_result {

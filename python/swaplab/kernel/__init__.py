@@ -67,6 +67,10 @@ def _cmd_run(a) -> int:
     if not a.quiet and a.json != "-":
         report.print_run(res)
     save_outputs(res, layout, a.json, a.layout_dump)
+    if res.get("first_other_pages_iteration"):
+        sys.stderr.write(f"swaplab kernel run: warning: from iteration {res['first_other_pages_iteration']} "
+                         "the device held pages that are not the workload's (another process swapped "
+                         "onto it); later iterations may differ from a quiet machine\n")
     return 0
 
 

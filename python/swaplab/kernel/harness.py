@@ -155,7 +155,8 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
     for r in raw["iterations"]:
         iters.append({"swpout": r["swpout"], "swpout_fallback": r["swpout_fallback"],
                       "swpin": r["swpin"], "alloc_fail0": None, "layout_hash": r["layout_hash"],
-                      "inuse_pages": r["inuse_pages"] if r["inuse_pages"] >= 0 else None})
+                      "inuse_pages": r["inuse_pages"] if r["inuse_pages"] >= 0 else None,
+                      "swapped_pages": r["swapped_pages"]})
         if r["swap_type"] >= 0:
             types.add(r["swap_type"])
         elif r["swap_type"] == -2:
