@@ -52,6 +52,8 @@ typedef struct region {
 struct sl_proc {
 	sl_device *d;
 	int cpu;
+	int cpu0, cpus;            /* CPUs it may run on: cpu0 .. cpu0+cpus-1 */
+	uint32_t migrate_every, nalloc;
 	unsigned mthp;
 	int swapin_mode;
 	int nreg;
@@ -79,7 +81,8 @@ sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mo
 	if (!p)
 		return NULL;
 	p->d = d;
-	p->cpu = cpu;
+	p->cpu = p->cpu0 = cpu;
+	p->cpus = 1;
 	p->mthp = mthp_mask;
 	p->swapin_mode = swapin_mode;
 	p->nreg = nreg;
@@ -122,6 +125,23 @@ void sl_proc_destroy(sl_proc *p)
 }
 
 const sl_proc_stats *sl_proc_stats_get(const sl_proc *p) { return &p->st; }
+
+void sl_proc_set_migration(sl_proc *p, int cpus, uint32_t every)
+{
+	p->cpus = cpus;
+	p->migrate_every = every;
+}
+
+/* folio_alloc_swap() from this task, on the CPU it runs on now; with
+ * migration, the scheduler moves it on after every migrate_every. */
+static uint64_t proc_alloc(sl_proc *p, int order)
+{
+	uint64_t off = sl_swap_alloc(p->d, p->cpu, order);
+
+	if (p->migrate_every && ++p->nalloc % p->migrate_every == 0)
+		p->cpu = p->cpu0 + (p->cpu - p->cpu0 + 1) % p->cpus;
+	return off;
+}
 
 /* A new folio mapped at [head, head + 2^order) of region r. Every page of a
  * region has at most one folio, so ids never run out. */
@@ -357,7 +377,7 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off)
  * resident (activate_locked). */
 static void reclaim_order0(sl_proc *p, uint32_t id)
 {
-	uint64_t off = sl_swap_alloc(p->d, p->cpu, 0);
+	uint64_t off = proc_alloc(p, 0);
 
 	p->f[id].queued = 0;
 	if (off)
@@ -378,7 +398,7 @@ static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
 	if (is_present(pte)) {
 		reclaim_order0(p, (uint32_t)pte_val(pte));
 	} else if (pte == PTE_ZERO) {
-		uint64_t off = sl_swap_alloc(p->d, p->cpu, 0);
+		uint64_t off = proc_alloc(p, 0);
 		if (off)
 			sl_swap_put(p->d, p->cpu, off, 1);
 		p->st.zero_transient++;
@@ -398,7 +418,7 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 		reclaim_order0(p, id);
 		return;
 	}
-	uint64_t off = sl_swap_alloc(p->d, p->cpu, order);
+	uint64_t off = proc_alloc(p, order);
 	if (off) {
 		f->queued = 0;
 		swap_out(p, id, off);

@@ -105,10 +105,12 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		return -1;
 	int nreg = sl_wl_regions(p, reg);
 	uint64_t max = p->swap_bytes / SL_PAGE_SIZE;
-	c.d = sl_device_create(max, p->device, p->cpu + 1, pol, check_every > 0, msg, len);
+	c.d = sl_device_create(max, p->device, p->cpu + p->cpus, pol, check_every > 0, msg, len);
 	if (!c.d)
 		return -1;
 	c.p = sl_proc_create(c.d, p->cpu, p->mthp_mask, sl_policy_swapin_mode(pol), reg, nreg);
+	if (c.p)
+		sl_proc_set_migration(c.p, p->cpus, p->migrate_every);
 	res->iterations = p->iterations;
 	res->npages = c.p ? sl_proc_npages(c.p) : 0;
 	res->max_slots = max;

@@ -43,6 +43,7 @@ void sl_wl_defaults(sl_wl_params *p, int workload)
 	p->region_b_bytes = workload == SL_WL_THP_SWAP_V1 ? 1 * MiB : 4 * MiB;
 	p->chunk_bytes = 64 * KiB;
 	p->device = SL_DEV_ZRAM;
+	p->cpus = 1;
 }
 
 int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
@@ -71,6 +72,10 @@ int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 		return snprintf(msg, len, "region B size must be a non-zero multiple of 4K"), -1;
 	if (p->cpu < 0 || p->cpu >= SL_MAX_CPUS)
 		return snprintf(msg, len, "cpu must be in 0..%d", SL_MAX_CPUS - 1), -1;
+	if (p->cpus < 1 || p->cpu + p->cpus > SL_MAX_CPUS)
+		return snprintf(msg, len, "--cpus must be in 1..%d", SL_MAX_CPUS - p->cpu), -1;
+	if (p->migrate_every && p->cpus < 2)
+		return snprintf(msg, len, "--migrate-every needs --cpus of at least 2"), -1;
 	return 0;
 }
 

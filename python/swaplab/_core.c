@@ -52,18 +52,20 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 {
 	static char *names[] = { "workload", "policy", "swap_bytes", "mthp_mask", "small_folios",
 				 "aligned_swapin", "iterations", "seed", "rng", "cpu",
-				 "region_a_bytes", "region_b_bytes", "check", "device", NULL };
+				 "region_a_bytes", "region_b_bytes", "check", "device", "cpus",
+				 "migrate_every", NULL };
 	const char *workload = NULL, *rng = "default", *device = "zram";
 	unsigned long long swap = 0, seed = 1, ra = 0, rb = 0;
 	unsigned int mask = 1u << 4;
-	int small = 0, aligned = 0, iters = 100, cpu = 0;
+	int small = 0, aligned = 0, iters = 100, cpu = 0, cpus = 1;
+	unsigned int migrate = 0;
 	PyObject *empty = PyTuple_New(0);
 
 	*policy = "linux-6.18";
 	*check = 0;
-	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKis", names, &workload, policy,
+	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiI", names, &workload, policy,
 					     &swap, &mask, &small, &aligned, &iters, &seed, &rng,
-					     &cpu, &ra, &rb, check, &device);
+					     &cpu, &ra, &rb, check, &device, &cpus, &migrate);
 	Py_DECREF(empty);
 	if (!ok)
 		return -1;
@@ -81,6 +83,8 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 	p->iterations = iters;
 	p->seed = seed;
 	p->cpu = cpu;
+	p->cpus = cpus;
+	p->migrate_every = migrate;
 	if (ra)
 		p->region_a_bytes = ra;
 	if (rb)

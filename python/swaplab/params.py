@@ -86,6 +86,8 @@ class WorkloadParams:
     region_a_bytes: int = 0
     region_b_bytes: int = 0
     device: str = "zram"
+    cpus: int = 1
+    migrate_every: int = 0
 
     def core_kwargs(self) -> dict:
         mask = 0
@@ -95,7 +97,7 @@ class WorkloadParams:
                     small_folios=self.small_folios, aligned_swapin=self.aligned_swapin,
                     iterations=self.iterations, seed=self.seed, rng=self.rng, cpu=self.cpu,
                     region_a_bytes=self.region_a_bytes, region_b_bytes=self.region_b_bytes,
-                    device=self.device)
+                    device=self.device, cpus=self.cpus, migrate_every=self.migrate_every)
 
     def as_json(self) -> dict:
         d = asdict(self)
@@ -133,6 +135,9 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
     p.add_argument("--cpu", default="0", help="CPU the task runs on (default 0)")
     p.add_argument("--region-a-size", default=None, help="size of region A (default 60M)")
     p.add_argument("--region-b-size", default=None, help="size of region B (default 1M v1, 4M thp-swap)")
+    p.add_argument("--cpus", default="1", help="CPUs the task may run on, from --cpu (default 1)")
+    p.add_argument("--migrate-every", default="0",
+                   help="model only: move the task to the next CPU every N swap allocations (default 0: pinned)")
     p.add_argument("--device", default="zram", choices=DEVICE_KINDS,
                    help="swap device kind the model uses (default zram; the kernel harness runs zram only)")
 
@@ -157,6 +162,10 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     wp.rng = a.rng
     wp.device = a.device
     wp.cpu = parse_count(a.cpu, "--cpu")
+    wp.cpus = parse_count(a.cpus, "--cpus")
+    wp.migrate_every = parse_count(a.migrate_every, "--migrate-every")
+    if wp.migrate_every >= 2 ** 32:
+        raise ParamError(f"--migrate-every {a.migrate_every} does not fit in 32 bits")
     for opt, attr, val in (("--region-a-size", "region_a_bytes", a.region_a_size),
                            ("--region-b-size", "region_b_bytes", a.region_b_size)):
         if val is None:

@@ -54,6 +54,12 @@ BAD = [
     (["run", "thp-swap-v1", "--device", "floppy"],
      "swaplab run: error: argument --device: invalid choice: 'floppy' "
      "(choose from 'zram', 'ssd', 'ssd-discard', 'hdd', 'file')"),
+    (["run", "thp-swap-v1", "--migrate-every", "64"],
+     "swaplab run: error: --migrate-every needs --cpus of at least 2"),
+    (["run", "thp-swap-v1", "--cpus", "0"], "swaplab run: error: --cpus must be in 1..256"),
+    (["kernel", "run", "thp-swap-v1", "--cpus", "4", "--migrate-every", "8"],
+     "swaplab kernel run: error: the kernel harness pins its task to one CPU; --cpus and --migrate-every "
+     "are for the model only"),
     (["kernel", "run", "thp-swap-v1", "--device", "hdd"],
      "swaplab kernel run: error: the kernel harness swaps to its own zram device; --device hdd is for "
      "the model only"),

@@ -32,14 +32,17 @@ def test_linux_6_10_falls_to_100_percent_within_a_few_iterations():
         assert q[0] >= 85 and min(q[1:]) >= 85, opts
 
 
-def test_nonfull_2024_stays_low_pinned():
-    # published: 0 % for ~8 iterations, then 0-11 % (W1); with small folios
-    # 10-29 %. Pinned to one CPU the model stays lower: the published rise
-    # needs a task that moves between CPUs (docs/policies/nonfull-2024.md).
-    p = series("nonfull-2024", "thp-swap-v1")
-    assert p[:8] == [0] * 8 and max(p) <= 11
-    ps = series("nonfull-2024", "thp-swap-v1", small_folios=True)
-    assert ps[:4] == [0] * 4 and max(ps) < 30
+def test_nonfull_2024_published_shape_needs_a_migrating_task():
+    # published W1: 0 % for ~8 iterations, then 0-11 % (mean ~4-5 %); with
+    # small folios rising to 10-29 % (mean ~18 %). A task moving over 8 CPUs
+    # reproduces it; pinned, the model stays near 0 (docs/policies/nonfull-2024.md).
+    mig = {"cpus": 8, "migrate_every": 256}
+    p = series("nonfull-2024", "thp-swap-v1", **mig)
+    assert p[:7] == [0] * 7 and 2 <= sum(p) / len(p) <= 8 and max(p) <= 15
+    ps = series("nonfull-2024", "thp-swap-v1", small_folios=True, **mig)
+    assert ps[:4] == [0] * 4 and 12 <= sum(ps) / len(ps) <= 25 and max(ps) < 30
+    pinned = series("nonfull-2024", "thp-swap-v1", small_folios=True)
+    assert sum(pinned) / len(pinned) < 2
 
 
 def test_linux_6_12_holds_zero_with_aligned_swapin_and_climbs_without():

@@ -77,6 +77,9 @@ typedef struct sl_wl_params {
 	uint64_t region_b_bytes;   /* 0: workload default */
 	uint32_t chunk_bytes;      /* 0: 64 KiB, the programs' chunk */
 	unsigned device;           /* SL_DEV_* flags; default SL_DEV_ZRAM */
+	int cpus;                  /* CPUs the task may run on: cpu .. cpu+cpus-1 */
+	uint32_t migrate_every;    /* move to the next CPU every N swap allocations
+				      (0: pinned to cpu) */
 } sl_wl_params;
 
 /* Fills defaults for the workload's own sizes and counts. */
@@ -142,6 +145,9 @@ enum {
 sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mode,
 			const sl_region_spec *reg, int nreg);
 void sl_proc_destroy(sl_proc *p);
+/* The task moves to the next of `cpus` CPUs (from its own, round robin)
+ * after every `every` swap allocations; every == 0 pins it. */
+void sl_proc_set_migration(sl_proc *p, int cpus, uint32_t every);
 void sl_proc_touch(sl_proc *p, int region, uint64_t first, uint64_t n);
 void sl_proc_dontneed(sl_proc *p, int region, uint64_t first, uint64_t n);
 void sl_proc_pageout(sl_proc *p, int region, uint64_t first, uint64_t n);

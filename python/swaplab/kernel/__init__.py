@@ -52,6 +52,9 @@ def _cmd_run(a) -> int:
 
     try:
         wp = params_from_args(a.workload, a)
+        if wp.migrate_every or wp.cpus != 1:
+            raise ParamError("the kernel harness pins its task to one CPU; --cpus and --migrate-every "
+                             "are for the model only")
         if wp.device != "zram":
             raise ParamError(f"the kernel harness swaps to its own zram device; --device {wp.device} "
                              "is for the model only")
