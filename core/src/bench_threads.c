@@ -268,6 +268,8 @@ int sl_bench_threads(const sl_bench_threads_params *p, sl_bench_threads_result *
 		pthread_join(th[i].tid, NULL);
 	pthread_barrier_destroy(&sh.start);
 	pthread_barrier_destroy(&sh.check);
+	if (!sh.d->lk)
+		th[0].dev = sh.d->st; /* without locks the device kept the counters */
 	bt_collect(th, n, &sh, r);
 	r->fill = (double)sh.d->inuse_pages / (double)sh.d->pages;
 	r->map_hash = map_hash(sh.d);

@@ -179,7 +179,7 @@ void sli_alloc_range(sl_device *d, uint64_t off, int order)
 	else
 		memset(d->map + off, 1, nr);
 	ci->count = (uint16_t)(ci->count + nr);
-	d->inuse_pages += nr;
+	sli_inuse_add(d, nr);
 	if (d->shadow) {
 		for (uint32_t i = 0; i < nr; i++)
 			if (d->shadow[off + i])
@@ -196,7 +196,7 @@ void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n)
 		d->ci[sli_cluster_of(off)].order = 0;
 	memset(d->map + off, SL_SLOT_CACHE, n);
 	d->ci[sli_cluster_of(off)].count = (uint16_t)(d->ci[sli_cluster_of(off)].count + n);
-	d->inuse_pages += n;
+	sli_inuse_add(d, n);
 }
 
 void sli_take_reserved(sl_device *d, uint64_t off)
@@ -217,7 +217,7 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
 	if (d->shadow)
 		memset(d->shadow + off, 0, nr);
 	ci->count = (uint16_t)(ci->count - nr);
-	d->inuse_pages -= nr;
+	sli_inuse_add(d, -(int64_t)nr);
 	sli_stats(d)->freed_slots += nr;
 }
 

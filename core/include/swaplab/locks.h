@@ -65,7 +65,22 @@ void sli_spin_unlock(sl_spinlock *l);
 /* The counters to bump: this thread's in concurrent runs. */
 static inline sl_dev_stats *sli_stats(sl_device *d)
 {
+	if (!d->lk)
+		return &d->st;
 	return sl_tl_devstats ? sl_tl_devstats : &d->st;
+}
+
+/* inuse_pages += delta: atomic only when threads share the device (a plain
+ * load and store otherwise, no locked instruction on the hot path). */
+static inline void sli_inuse_add(sl_device *d, int64_t delta)
+{
+	if (d->lk)
+		atomic_fetch_add_explicit(&d->inuse_pages, (uint64_t)delta, memory_order_relaxed);
+	else
+		atomic_store_explicit(&d->inuse_pages,
+				      atomic_load_explicit(&d->inuse_pages, memory_order_relaxed) +
+					      (uint64_t)delta,
+				      memory_order_relaxed);
 }
 
 #define SL_LOCK_IF(d, expr, cls) do { if ((d)->lk) sli_spin_lock(&(d)->lk->expr, cls); } while (0)
