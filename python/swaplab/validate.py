@@ -80,13 +80,16 @@ def add_parsers(sub) -> None:
                    help="the full matrix: mTHP sizes 16K..256K and 16K+64K, swap sizes 32M..128M and one "
                         "not a multiple of 2M, the glibc RNG, more seeds")
     v.add_argument("--json", metavar="PATH", help="write every comparison as JSON ('-' for stdout)")
+    v.add_argument("--retries", default="2",
+                   help="rerun a kernel run on which other processes swapped onto the device, up to N "
+                        "times (default 2; docs/kernel-findings.md F5)")
     v.add_argument("--allow-other-swap", action="store_true",
                    help="run even while other swap is active (see swaplab kernel run)")
     v.set_defaults(func=_cmd_validate)
 
 
 def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
-                 full: bool = False) -> dict:
+                 full: bool = False, retries: int = 0) -> dict:
     from .compare import compare
     from .kernel import harness
     from .model import run_model
@@ -105,12 +108,19 @@ def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
         mres, mlay = run_model(wp, POLICY)
         if progress:
             progress(f"[{i}/{len(variants)}] {name}: kernel")
-        harness.preflight(wp, allow_other_swap)
-        kres, klay = harness.run_kernel(wp, allow_other_swap=allow_other_swap, tools=tools)
+        for attempt in range(retries + 1):
+            harness.preflight(wp, allow_other_swap)
+            kres, klay = harness.run_kernel(wp, allow_other_swap=allow_other_swap, tools=tools)
+            if not kres.get("first_other_pages_iteration"):
+                break
+            if progress and attempt < retries:
+                progress(f"[{i}/{len(variants)}] {name}: other pages on the device from iteration "
+                         f"{kres['first_other_pages_iteration']}: kernel run again")
         c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
         fd = c["first_divergence"]
         # several sizes: the mean over the sizes of each one's mean fallback %
         sizes = [str(kb) for kb in wp.mthp_kb]
+        row_retries = attempt
         row = {"variant": name, "iterations": iterations,
                "model_fallback_pct": sum(c["summary"][kb]["mean_fallback_pct_a"] for kb in sizes) / len(sizes),
                "kernel_fallback_pct": sum(c["summary"][kb]["mean_fallback_pct_b"] for kb in sizes) / len(sizes),
@@ -120,6 +130,7 @@ def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
                + (f", other pages on the device from it {c['interference']['b']}"
                   if c["interference"]["b"] else ""),
                "first_differing_pages": c["slots"]["first_differences"][:4],
+               "kernel_retries": row_retries,
                "comparison": c}
         rows.append(row)
         if progress:
@@ -134,7 +145,7 @@ def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
 COLUMNS = [("variant", "variant", "{}"), ("iterations", "iters", "{}"),
            ("model_fallback_pct", "model fb%", "{:.2f}"), ("kernel_fallback_pct", "kernel fb%", "{:.2f}"),
            ("slot_agreement_pct", "slots agree%", "{:.2f}"), ("hash_agree", "hash agree", "{}"),
-           ("first_divergence", "first divergence", "{}")]
+           ("kernel_retries", "reruns", "{}"), ("first_divergence", "first divergence", "{}")]
 
 
 def print_validate(v: dict, out=sys.stdout) -> None:
@@ -152,7 +163,8 @@ def _cmd_validate(a) -> int:
             raise ParamError("--iterations must be at least 1")
         if a.json:
             check_writable(a.json, "--json")
-        v = run_validate(n, a.allow_other_swap,
+        retries = parse_count(a.retries, "--retries")
+        v = run_validate(n, a.allow_other_swap, retries=retries,
                          progress=lambda s: print(f"validate: {s}", file=sys.stderr, flush=True),
                          full=a.full)
     except ParamError as e:
