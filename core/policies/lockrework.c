@@ -251,18 +251,7 @@ uint32_t lr_swap_do_scheduled_discard(sl_device *d)
 
 uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 {
-	uint64_t off = *sli_cursor(d, 0, order);
-	uint32_t c;
-
-	if (!off)
-		return 0;
-	c = sli_cluster_of(off);
-	sl_ci_lock(d, c);
-	if (!lr_cluster_is_usable(&d->ci[c], order, with_table)) {
-		sl_ci_unlock(d, c);
-		return 0;
-	}
-	if (d->ci[c].count == 0)
-		off = sli_cluster_offset(c);
-	return lr_alloc_swap_scan_cluster(d, 0, c, off, order);
+	/* the fast path's step, on the cursor row sli_cursor() gives a
+	 * rotational device: the global one, whatever the CPU */
+	return lr_swap_alloc_fast(d, 0, order, with_table);
 }
