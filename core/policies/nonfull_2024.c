@@ -20,13 +20,15 @@
  * nonfull[0] nor the free list has a cluster, lowest_bit/highest_bit,
  * per-CPU scan bases, the interleaved initial free list, order-0 swap-in.
  *
- * Kernel functions modelled (same names, v2 on 6.10): get_swap_pages,
- * scan_swap_map_slots, scan_swap_map_try_ssd_cluster,
- * scan_swap_map_ssd_cluster_conflict, swap_range_empty,
- * add_cluster_info_page, alloc_cluster, dec_cluster_info_page, free_cluster,
- * __free_cluster, swap_range_alloc, swap_range_free, set_cluster_next,
- * swap_entry_free, setup_swap_map_and_extents (the list part),
- * folio_alloc_swap (large folios), free_swap_slot (through swap_slots.c).
+ * Kernel functions modelled (same names, v2 on 6.10):
+ * scan_swap_map_try_ssd_cluster, add_cluster_info_page, alloc_cluster,
+ * dec_cluster_info_page, free_cluster, __free_cluster,
+ * setup_swap_map_and_extents (the state part). Everything v2 left as in
+ * 6.10 - get_swap_pages, scan_swap_map_slots,
+ * scan_swap_map_ssd_cluster_conflict, swap_range_empty, swap_range_alloc,
+ * swap_range_free, set_cluster_next, swap_entry_free, folio_alloc_swap,
+ * the slot-cache glue - is the scanner shared with linux-6.10
+ * (scan_classic.c, sc_*), into which the v2 cluster step plugs.
  *
  * Device mapping: FREE = flag FREE on the free list; NONFULL = flag NONFULL
  * on nonfull[order]; PER_CPU and SCANNED = flag NONE, told apart by the
@@ -59,21 +61,13 @@
 #include <stdlib.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
-#include "swaplab/swap_slots.h"
-
-#define SWAP_CLUSTER_COLS 32u
-#define LATENCY_LIMIT 256
-#define SWAP_ADDRESS_SPACE_SHIFT 14
-#define SCAN_BASE_SEED 0x6a10u
+#include "swaplab/scan_classic.h"
 
 /* CLUSTER_STATE_* of the v2 series; 0 = never listed (bad slots). */
 enum { ST_NONE = 0, ST_FREE, ST_PER_CPU, ST_SCANNED, ST_NONFULL };
 
 typedef struct nonfull_state {
-	sl_swap_slots slots;
-	uint64_t lowest_bit, highest_bit;
-	uint64_t *cluster_next_cpu;  /* [nr_cpus] */
-	sl_rng rng;
+	sc_scanner sc;               /* first: the shared classic scanner */
 	uint8_t *state;              /* [nr_clusters]: ST_* */
 	/* the kernel's nonfull[order] lists, full members included: circular,
 	 * heads at nr_clusters + order */
@@ -84,12 +78,6 @@ static nonfull_state *st(sl_device *d) { return d->pstate; }
 static uint64_t *next_of(sl_device *d, int cpu, int order)
 {
 	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
-}
-
-/* get_random_u32_inclusive(): a value in [lo, hi]. */
-static uint64_t get_random_inclusive(nonfull_state *s, uint64_t lo, uint64_t hi)
-{
-	return lo + sl_rng_next(&s->rng) % (hi - lo + 1);
 }
 
 /* ---- nonfull[order]: the kernel's list and its device mirror ---------- */
@@ -213,69 +201,12 @@ static void add_cluster_info_page(sl_device *d, int cpu, uint64_t off, int order
 		nf_place(d, c);
 }
 
-/* ---- 6.10 machinery, unchanged by v2 ------------------------------------ */
-
-/* swap_range_alloc() - 6.10. */
-static void swap_range_alloc(sl_device *d, uint64_t off, uint32_t nr)
+/* FREE in v2's terms: the state, not the device flag (they agree). */
+static int cluster_is_free(const sl_device *d, uint32_t c)
 {
-	nonfull_state *s = st(d);
-	uint64_t end = off + nr - 1;
+	const nonfull_state *s = d->pstate;
 
-	if (off == s->lowest_bit)
-		s->lowest_bit += nr;
-	if (end == s->highest_bit)
-		s->highest_bit -= nr;
-	if (d->inuse_pages == d->pages) {
-		s->lowest_bit = d->max;
-		s->highest_bit = 0;
-	}
-}
-
-/* swap_range_free() - 6.10. */
-static void swap_range_free(sl_device *d, uint64_t off, uint32_t nr)
-{
-	nonfull_state *s = st(d);
-	uint64_t end = off + nr - 1;
-
-	if (off < s->lowest_bit)
-		s->lowest_bit = off;
-	if (end > s->highest_bit)
-		s->highest_bit = end;
-}
-
-/* set_cluster_next() - 6.10, non-rotational. */
-static void set_cluster_next(sl_device *d, int cpu, uint64_t next)
-{
-	nonfull_state *s = st(d);
-	uint64_t prev = s->cluster_next_cpu[cpu];
-
-	if ((prev >> SWAP_ADDRESS_SPACE_SHIFT) != (next >> SWAP_ADDRESS_SPACE_SHIFT)) {
-		if (s->highest_bit <= s->lowest_bit)
-			return;
-		next = get_random_inclusive(s, s->lowest_bit, s->highest_bit);
-		next &= ~((UINT64_C(1) << SWAP_ADDRESS_SPACE_SHIFT) - 1);
-		if (next < s->lowest_bit)
-			next = s->lowest_bit;
-	}
-	s->cluster_next_cpu[cpu] = next;
-}
-
-/* swap_range_empty() - 6.10. */
-static int swap_range_empty(const sl_device *d, uint64_t off, uint32_t nr, uint64_t max)
-{
-	return off + nr <= max && sli_range_free(d, off, nr);
-}
-
-/* scan_swap_map_ssd_cluster_conflict() - v2 (as 6.10): a free cluster that
- * is not the free-list head (a stale cursor): forget the cursor. */
-static int scan_swap_map_ssd_cluster_conflict(sl_device *d, int cpu, uint64_t off, int order)
-{
-	uint32_t c = sli_cluster_of(off), head = sli_list_first(d, SL_LIST_FREE);
-
-	if (head == SL_NIL || c == head || st(d)->state[c] != ST_FREE)
-		return 0;
-	*next_of(d, cpu, order) = 0;
-	return 1;
+	return s->state[c] == ST_FREE;
 }
 
 /* ---- the v2 per-CPU scan ------------------------------------------------- */
@@ -314,7 +245,7 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 		if (max > d->max)
 			max = d->max;
 		for (; !found && tmp < max; tmp += nr)
-			if (swap_range_empty(d, tmp, nr, max))
+			if (sc_swap_range_empty(d, tmp, nr, max))
 				found = tmp;
 		if (tmp >= max) {
 			/* v2 sets SCANNED whatever the state; a listed cluster
@@ -332,202 +263,43 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 	}
 }
 
-/* swap_offset_available_and_locked() - 6.10: a free slot (slot-cache slots
- * have no folio to reclaim, see v6_10.c). */
-static int swap_offset_available(const sl_device *d, uint64_t off)
-{
-	return d->map[off] == SL_SLOT_FREE;
-}
-
-/* scan_swap_map_slots() - 6.10 with the v2 cluster step (see v6_10.c). */
-static int scan_swap_map_slots(sl_device *d, int cpu, int nr, uint64_t *slots, int order)
-{
-	nonfull_state *s = st(d);
-	uint32_t nr_pages = 1u << order;
-	uint64_t offset, scan_base;
-	int latency_ration = LATENCY_LIMIT, n_ret = 0, scanned_many = 0;
-
-	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
-		return 0;
-	scan_base = offset = s->cluster_next_cpu[cpu];
-	if (!scan_swap_map_try_ssd_cluster(d, cpu, &offset, &scan_base, order)) {
-		if (order > 0)
-			goto no_page;
-		goto scan;
-	}
-
-checks:
-	while (scan_swap_map_ssd_cluster_conflict(d, cpu, offset, order)) {
-		if (n_ret)
-			goto done;
-		if (!scan_swap_map_try_ssd_cluster(d, cpu, &offset, &scan_base, order)) {
-			if (order > 0)
-				goto no_page;
-			goto scan;
-		}
-	}
-	if (!s->highest_bit)
-		goto no_page;
-	if (order == 0 && offset > s->highest_bit)
-		scan_base = offset = s->lowest_bit;
-	if (d->map[offset]) {
-		if (sl_vm_swap_full(d) && d->map[offset] == SL_SLOT_CACHE)
-			goto scan;
-		if (!n_ret)
-			goto scan;
-		goto done;
-	}
-	add_cluster_info_page(d, cpu, offset, order);
-	swap_range_alloc(d, offset, nr_pages);
-	slots[n_ret++] = offset;
-
-	if (n_ret == nr || offset >= s->highest_bit)
-		goto done;
-	if (--latency_ration < 0) {
-		if (n_ret)
-			goto done;
-		latency_ration = LATENCY_LIMIT;
-	}
-	if (scan_swap_map_try_ssd_cluster(d, cpu, &offset, &scan_base, order))
-		goto checks;
-	if (order > 0)
-		goto done;
-	if (!scanned_many) {
-		uint64_t scan_limit = offset < scan_base ? scan_base : s->highest_bit;
-		for (; offset <= scan_limit && --latency_ration > 0; offset++)
-			if (!d->map[offset])
-				goto checks;
-	}
-
-done:
-	if (order == 0)
-		set_cluster_next(d, cpu, offset + 1);
-	return n_ret;
-
-scan:
-	while (++offset <= s->highest_bit) {
-		if (--latency_ration < 0) {
-			latency_ration = LATENCY_LIMIT;
-			scanned_many = 1;
-		}
-		if (swap_offset_available(d, offset))
-			goto checks;
-	}
-	offset = s->lowest_bit;
-	while (offset < scan_base) {
-		if (--latency_ration < 0) {
-			latency_ration = LATENCY_LIMIT;
-			scanned_many = 1;
-		}
-		if (swap_offset_available(d, offset))
-			goto checks;
-		offset++;
-	}
-
-no_page:
-	return n_ret;
-}
-
-/* get_swap_pages() - 6.10, one device. */
-static int get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
-{
-	uint64_t avail = (d->pages - d->inuse_pages) >> order;
-
-	if (!avail)
-		return 0;
-	if ((uint64_t)n > avail)
-		n = (int)avail;
-	if (!st(d)->highest_bit)
-		return 0;
-	return scan_swap_map_slots(d, cpu, n, out, order);
-}
-
-static int get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
-{
-	return get_swap_pages(d, cpu, n, out, 0);
-}
-
-/* swap_entry_free() - 6.10: a cache-only slot returned by a slot-cache
- * flush or drain. */
-static void swap_entry_free(sl_device *d, uint64_t off)
-{
-	sli_release_range(d, off, 1);
-	dec_cluster_info_page(d, sli_cluster_of(off));
-	swap_range_free(d, off, 1);
-}
-
-/* folio_alloc_swap() - 6.10. */
-static uint64_t nonfull_alloc(sl_device *d, int cpu, int order)
-{
-	uint64_t off = 0;
-
-	if (order == 0)
-		return sl_swap_slots_alloc(&st(d)->slots, d, cpu);
-	get_swap_pages(d, cpu, 1, &off, order);
-	return off;
-}
-
-/* free_swap_and_cache_nr() / swap_free() - 6.10: one slot at a time,
- * ascending, through free_swap_slot(). */
-static void nonfull_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
-{
-	for (uint32_t i = 0; i < nr; i++)
-		sl_swap_slots_free(&st(d)->slots, d, cpu, off + i);
-}
+static const sc_ops nonfull_ops = {
+	.try_ssd_cluster = scan_swap_map_try_ssd_cluster,
+	.cluster_is_free = cluster_is_free,
+	.add_cluster_info_page = add_cluster_info_page,
+	.dec_cluster_info_page = dec_cluster_info_page,
+};
 
 /* setup_swap_map_and_extents() - v2 (as 6.10): clusters with bad slots on
  * no list, the others FREE in 32 interleaved columns; random scan bases. */
 static int nonfull_init(sl_device *d)
 {
-	nonfull_state *s;
+	nonfull_state *s = sc_init(d, sizeof(nonfull_state), &nonfull_ops);
 	uint32_t n = d->nr_clusters + SL_NR_ORDERS;
 
-	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
-		return -1;
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -1;
-	d->pstate = s;
-	s->cluster_next_cpu = calloc((size_t)d->nr_cpus, sizeof(uint64_t));
 	s->state = calloc(d->nr_clusters, 1);
 	s->nf_prev = malloc(n * sizeof(uint32_t));
 	s->nf_next = malloc(n * sizeof(uint32_t));
-	if (!s->cluster_next_cpu || !s->state || !s->nf_prev || !s->nf_next)
+	if (!s->state || !s->nf_prev || !s->nf_next)
 		return -1;
 	for (uint32_t c = 0; c < n; c++)
 		s->nf_prev[c] = s->nf_next[c] = c < d->nr_clusters ? SL_NIL : c;
-	for (uint32_t j = 0; j < SWAP_CLUSTER_COLS; j++) {
-		for (uint32_t c = j; c < d->nr_clusters; c += SWAP_CLUSTER_COLS) {
-			if (d->ci[c].count)
-				continue;
-			sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+	for (uint32_t c = 0; c < d->nr_clusters; c++) /* those sc_init listed */
+		if (!d->ci[c].count)
 			s->state[c] = ST_FREE;
-		}
-	}
-	s->lowest_bit = 1;
-	s->highest_bit = d->max - 1;
-	sl_rng_init(&s->rng, SL_RNG_DEFAULT, SCAN_BASE_SEED);
-	for (int cpu = 0; cpu < d->nr_cpus; cpu++)
-		s->cluster_next_cpu[cpu] = get_random_inclusive(s, 1, s->highest_bit);
-	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages0, swap_entry_free);
+	return 0;
 }
 
 static void nonfull_fini(sl_device *d)
 {
 	nonfull_state *s = st(d);
 
-	sl_swap_slots_fini(&s->slots);
-	free(s->cluster_next_cpu);
 	free(s->state);
 	free(s->nf_prev);
 	free(s->nf_next);
-	free(s);
-	d->pstate = NULL;
-}
-
-static void nonfull_drain(sl_device *d)
-{
-	sl_swap_slots_drain(&st(d)->slots, d);
+	sc_fini(d);
 }
 
 /* The policy's invariants: each state matches the device flag; the device's
@@ -579,13 +351,8 @@ static int nonfull_check(const sl_device *d, char *msg, size_t len)
 			NF_FAIL("nonfull-2024: frag[%d] is used", o);
 	if (d->list_len[SL_LIST_DISCARD])
 		NF_FAIL("nonfull-2024: the discard list is used");
-	for (uint64_t off = 1; off < d->max; off++)
-		if (d->map[off] == SL_SLOT_FREE && (off < s->lowest_bit || off > s->highest_bit))
-			NF_FAIL("nonfull-2024: free slot %llu outside [%llu, %llu]",
-				(unsigned long long)off, (unsigned long long)s->lowest_bit,
-				(unsigned long long)s->highest_bit);
 #undef NF_FAIL
-	return 0;
+	return sc_check_bits(&s->sc.si, d, "nonfull-2024", msg, len);
 }
 
 const sl_policy sl_policy_nonfull_2024 = {
@@ -595,8 +362,8 @@ const sl_policy sl_policy_nonfull_2024 = {
 	.props = 0,
 	.init = nonfull_init,
 	.fini = nonfull_fini,
-	.alloc = nonfull_alloc,
-	.free = nonfull_free,
+	.alloc = sc_folio_alloc_swap,
+	.free = sc_free_swap_slots,
 	.check = nonfull_check,
-	.drain = nonfull_drain,
+	.drain = sc_drain_swap_slots,
 };

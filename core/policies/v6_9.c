@@ -21,11 +21,11 @@
  *
  * Kernel functions modelled (same names, all <= 6.9): scan_swap_map_slots,
  * scan_swap_map_try_ssd_cluster, scan_swap_map_ssd_cluster_conflict,
- * set_cluster_next, swap_offset_available_and_locked, swap_range_alloc,
- * swap_range_free, alloc_cluster, free_cluster, inc_cluster_info_page,
- * dec_cluster_info_page, swap_alloc_cluster, get_swap_pages,
- * swap_entry_free, setup_swap_map_and_extents (the cluster part), the
- * SSD part of swapon.
+ * swap_offset_available_and_locked, alloc_cluster, free_cluster,
+ * inc_cluster_info_page, dec_cluster_info_page, swap_alloc_cluster,
+ * get_swap_pages, swap_entry_free. Shared with 6.10 (scan_classic.c, sc_*):
+ * swap_range_alloc, swap_range_free, set_cluster_next,
+ * setup_swap_map_and_extents (the cluster part), the SSD part of swapon.
  *
  * Randomness: the kernel's get_random_u32_inclusive() (the per-CPU scan
  * bases at swapon and the 64 MiB jumps) is this policy's own sl_rng, seeded
@@ -48,10 +48,8 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/swap_slots.h"
+#include "swaplab/scan_classic.h"
 
-#define SWAP_CLUSTER_COLS 32u          /* max(64 B / 4 B, 64 MiB / 2 MiB) */
-#define SWAP_ADDRESS_SPACE_SHIFT 14    /* 64 MiB of slots per swap cache space */
-#define SWAP_ADDRESS_SPACE_PAGES (UINT64_C(1) << SWAP_ADDRESS_SPACE_SHIFT)
 #define LATENCY_LIMIT 256
 #define V6_9_RNG_SEED UINT64_C(0x0609)
 
@@ -64,9 +62,7 @@ typedef struct percpu_cluster {
 
 typedef struct v6_9_state {
 	sl_swap_slots slots;
-	sl_rng rng;                 /* get_random_u32_inclusive() */
-	uint64_t lowest_bit, highest_bit;
-	uint64_t *cluster_next_cpu; /* [nr_cpus] SSD scan base */
+	sc_swap_info si;            /* lowest/highest_bit, SSD scan bases, rng */
 	percpu_cluster *pcp;        /* [nr_cpus] */
 	uint64_t bugs;              /* VM_BUG_ON hits (alloc_cluster off the head) */
 	int refilled;               /* get_swap_pages ran during this alloc */
@@ -88,9 +84,9 @@ enum { SCAN_CHECKS, SCAN_SCAN, SCAN_DONE, SCAN_NO_PAGE };
 static v6_9_state *st(const sl_device *d) { return d->pstate; }
 
 /* get_random_u32_inclusive() - the policy's seeded stand-in. */
-static uint64_t random_inclusive(v6_9_state *s, uint64_t lo, uint64_t hi)
+static uint64_t random_inclusive(sl_rng *rng, uint64_t lo, uint64_t hi)
 {
-	return lo + sl_rng_below(&s->rng, (uint32_t)(hi - lo + 1));
+	return lo + sl_rng_below(rng, (uint32_t)(hi - lo + 1));
 }
 
 /* alloc_cluster() - <= 6.9: the first allocation in a free cluster unlinks
@@ -123,42 +119,13 @@ static void dec_cluster_info_page(sl_device *d, uint32_t c)
 		free_cluster(d, c);
 }
 
-/* swap_range_alloc() - <= 6.9: lowest_bit/highest_bit follow the ends; a
- * full device gets lowest_bit = max, highest_bit = 0 (off the avail list). */
-static void swap_range_alloc(sl_device *d, uint64_t offset, uint32_t nr)
-{
-	v6_9_state *s = st(d);
-	uint64_t end = offset + nr - 1;
-
-	if (offset == s->lowest_bit)
-		s->lowest_bit += nr;
-	if (end == s->highest_bit)
-		s->highest_bit -= nr;
-	if (d->inuse_pages == d->pages) {
-		s->lowest_bit = d->max;
-		s->highest_bit = 0;
-	}
-}
-
-/* swap_range_free() - <= 6.9: widen lowest_bit/highest_bit. */
-static void swap_range_free(sl_device *d, uint64_t offset, uint32_t nr)
-{
-	v6_9_state *s = st(d);
-	uint64_t end = offset + nr - 1;
-
-	if (offset < s->lowest_bit)
-		s->lowest_bit = offset;
-	if (end > s->highest_bit)
-		s->highest_bit = end;
-}
-
 /* swap_entry_free() - <= 6.9: a cache-only slot (0x40) becomes free. This
  * is the slot caches' release callback. */
 static void swap_entry_free(sl_device *d, uint64_t off)
 {
 	sli_release_range(d, off, 1);
 	dec_cluster_info_page(d, sli_cluster_of(off));
-	swap_range_free(d, off, 1);
+	sc_swap_range_free(&st(d)->si, off, 1);
 }
 
 /* scan_swap_map_ssd_cluster_conflict() - <= 6.9: `offset` lies in a free
@@ -203,24 +170,6 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, scan_state *ss)
 	}
 }
 
-/* set_cluster_next() - <= 6.9, SSD: this CPU's scan base; crossing a 64 MiB
- * boundary jumps to a random 64 MiB-aligned spot in [lowest, highest]. */
-static void set_cluster_next(sl_device *d, int cpu, uint64_t next)
-{
-	v6_9_state *s = st(d);
-	uint64_t prev = s->cluster_next_cpu[cpu];
-
-	if ((prev >> SWAP_ADDRESS_SPACE_SHIFT) != (next >> SWAP_ADDRESS_SPACE_SHIFT)) {
-		if (s->highest_bit <= s->lowest_bit)
-			return;
-		next = random_inclusive(s, s->lowest_bit, s->highest_bit);
-		next &= ~(SWAP_ADDRESS_SPACE_PAGES - 1);
-		if (next < s->lowest_bit)
-			next = s->lowest_bit;
-	}
-	s->cluster_next_cpu[cpu] = next;
-}
-
 /* vm_swap_full() - <= 6.9: nr_swap_pages * 2 < total_swap_pages, with
  * nr_swap_pages already short of the batch being scanned for. */
 static int vm_swap_full(const sl_device *d, const scan_state *ss)
@@ -253,12 +202,12 @@ static int scan_swap_map_scan(sl_device *d, scan_state *ss)
 {
 	v6_9_state *s = st(d);
 
-	while (++ss->offset <= s->highest_bit) {
+	while (++ss->offset <= s->si.highest_bit) {
 		scan_tick(ss);
 		if (swap_offset_available_and_locked(d, ss, ss->offset))
 			return SCAN_CHECKS;
 	}
-	for (ss->offset = s->lowest_bit; ss->offset < ss->scan_base; ss->offset++) {
+	for (ss->offset = s->si.lowest_bit; ss->offset < ss->scan_base; ss->offset++) {
 		scan_tick(ss);
 		if (swap_offset_available_and_locked(d, ss, ss->offset))
 			return SCAN_CHECKS;
@@ -272,14 +221,14 @@ static int scan_swap_map_next(sl_device *d, scan_state *ss)
 {
 	v6_9_state *s = st(d);
 
-	if (ss->n_ret == ss->nr || ss->offset >= s->highest_bit)
+	if (ss->n_ret == ss->nr || ss->offset >= s->si.highest_bit)
 		return SCAN_DONE;
 	if (--ss->latency_ration < 0)
 		return SCAN_DONE;
 	if (scan_swap_map_try_ssd_cluster(d, ss))
 		return SCAN_CHECKS;
 	if (!ss->scanned_many) {
-		uint64_t limit = ss->offset < ss->scan_base ? ss->scan_base : s->highest_bit;
+		uint64_t limit = ss->offset < ss->scan_base ? ss->scan_base : s->si.highest_bit;
 		/* past max counts as used (the kernel reads one byte beyond) */
 		for (; ss->offset <= limit && --ss->latency_ration > 0; ss->offset++)
 			if (ss->offset < d->max && !d->map[ss->offset])
@@ -300,10 +249,10 @@ static int scan_swap_map_checks(sl_device *d, scan_state *ss)
 		if (!scan_swap_map_try_ssd_cluster(d, ss))
 			return SCAN_SCAN;
 	}
-	if (!s->highest_bit)
+	if (!s->si.highest_bit)
 		return SCAN_NO_PAGE;
-	if (ss->offset > s->highest_bit)
-		ss->scan_base = ss->offset = s->lowest_bit;
+	if (ss->offset > s->si.highest_bit)
+		ss->scan_base = ss->offset = s->si.lowest_bit;
 	/* __try_to_reclaim_swap() finds no folio behind a cache-only slot */
 	if (vm_swap_full(d, ss) && d->map[ss->offset] == SL_SLOT_CACHE)
 		return SCAN_SCAN;
@@ -311,7 +260,7 @@ static int scan_swap_map_checks(sl_device *d, scan_state *ss)
 		return ss->n_ret ? SCAN_DONE : SCAN_SCAN;
 	inc_cluster_info_page(d, sli_cluster_of(ss->offset));
 	sli_reserve_range(d, ss->offset, 1);
-	swap_range_alloc(d, ss->offset, 1);
+	sc_swap_range_alloc(&s->si, d, ss->offset, 1);
 	ss->slots[ss->n_ret++] = ss->offset;
 	return scan_swap_map_next(d, ss);
 }
@@ -326,7 +275,7 @@ static int scan_swap_map_slots(sl_device *d, int cpu, int nr, uint64_t *slots)
 	};
 	int step;
 
-	ss.scan_base = ss.offset = st(d)->cluster_next_cpu[cpu];
+	ss.scan_base = ss.offset = st(d)->si.cluster_next_cpu[cpu];
 	step = scan_swap_map_try_ssd_cluster(d, &ss) ? SCAN_CHECKS : SCAN_SCAN;
 	for (;;) {
 		switch (step) {
@@ -337,7 +286,7 @@ static int scan_swap_map_slots(sl_device *d, int cpu, int nr, uint64_t *slots)
 			step = scan_swap_map_scan(d, &ss);
 			break;
 		case SCAN_DONE:
-			set_cluster_next(d, cpu, ss.offset + 1);
+			sc_set_cluster_next(&st(d)->si, cpu, ss.offset + 1);
 			return ss.n_ret;
 		default: /* no_page */
 			return ss.n_ret;
@@ -357,7 +306,7 @@ static uint64_t swap_alloc_cluster(sl_device *d)
 	off = sli_cluster_offset(c);
 	alloc_cluster(d, c);
 	sli_alloc_range(d, off, SL_PMD_ORDER);
-	swap_range_alloc(d, off, SL_CLUSTER);
+	sc_swap_range_alloc(&st(d)->si, d, off, SL_CLUSTER);
 	return off;
 }
 
@@ -370,7 +319,7 @@ static int get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out)
 	uint64_t avail = d->pages - d->inuse_pages;
 
 	st(d)->refilled = 1;
-	if (avail == 0 || !st(d)->highest_bit)
+	if (avail == 0 || !st(d)->si.highest_bit)
 		return 0;
 	if ((uint64_t)n > avail)
 		n = (int)avail;
@@ -396,7 +345,7 @@ static uint64_t v6_9_alloc(sl_device *d, int cpu, int order)
 	}
 	if (order != SL_PMD_ORDER || !(d->flags & SL_DEV_BLKDEV))
 		return 0;
-	if ((d->pages - d->inuse_pages) / SL_CLUSTER == 0 || !s->highest_bit)
+	if ((d->pages - d->inuse_pages) / SL_CLUSTER == 0 || !s->si.highest_bit)
 		return 0;
 	return swap_alloc_cluster(d);
 }
@@ -407,23 +356,6 @@ static void v6_9_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
 		sl_swap_slots_free(&st(d)->slots, d, cpu, off + i);
-}
-
-/* setup_swap_map_and_extents() - <= 6.9, the cluster part: clusters with
- * count 0 go on the free list column by column (col = cluster_next / 512 %
- * 32 = 0), so neighbours on the list are 64 MiB apart. */
-static void setup_free_clusters(sl_device *d)
-{
-	uint32_t rows = (d->nr_clusters + SWAP_CLUSTER_COLS - 1) / SWAP_CLUSTER_COLS;
-
-	for (uint32_t j = 0; j < SWAP_CLUSTER_COLS; j++) {
-		for (uint32_t i = 0; i < rows; i++) {
-			uint32_t idx = i * SWAP_CLUSTER_COLS + j;
-			if (idx >= d->nr_clusters || d->ci[idx].count)
-				continue;
-			sli_move_cluster(d, idx, SL_LIST_FREE, SL_CF_FREE);
-		}
-	}
 }
 
 /* swapon - <= 6.9, non-rotational device: lowest_bit 1, highest_bit
@@ -441,15 +373,11 @@ static int v6_9_init(sl_device *d)
 		return -1;
 	d->pstate = s;
 	s->pcp = (percpu_cluster *)(s + 1);
-	s->cluster_next_cpu = (uint64_t *)(s->pcp + n);
-	sl_rng_init(&s->rng, SL_RNG_DEFAULT, V6_9_RNG_SEED);
-	s->lowest_bit = 1;
-	s->highest_bit = d->max - 1;
-	for (size_t cpu = 0; cpu < n; cpu++) {
-		s->cluster_next_cpu[cpu] = random_inclusive(s, 1, s->highest_bit);
+	s->si.cluster_next_cpu = (uint64_t *)(s->pcp + n);
+	sc_swapon(&s->si, d, V6_9_RNG_SEED, random_inclusive);
+	for (size_t cpu = 0; cpu < n; cpu++)
 		s->pcp[cpu].index = SL_NIL;
-	}
-	setup_free_clusters(d);
+	sc_setup_free_clusters(d);
 	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages, swap_entry_free);
 }
 
@@ -502,13 +430,13 @@ static int v6_9_check_bits(const sl_device *d, char *msg, size_t len)
 			break;
 		}
 	}
-	if (first < d->max && (first < s->lowest_bit || last > s->highest_bit))
+	if (first < d->max && (first < s->si.lowest_bit || last > s->si.highest_bit))
 		FAIL("linux-6.9: free slots %llu..%llu outside lowest_bit %llu highest_bit %llu",
 		     (unsigned long long)first, (unsigned long long)last,
-		     (unsigned long long)s->lowest_bit, (unsigned long long)s->highest_bit);
-	if ((first == d->max) != (s->highest_bit == 0))
+		     (unsigned long long)s->si.lowest_bit, (unsigned long long)s->si.highest_bit);
+	if ((first == d->max) != (s->si.highest_bit == 0))
 		FAIL("linux-6.9: highest_bit %llu with first free slot %llu",
-		     (unsigned long long)s->highest_bit, (unsigned long long)first);
+		     (unsigned long long)s->si.highest_bit, (unsigned long long)first);
 	return 0;
 }
 
