@@ -218,10 +218,17 @@ uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, l
 	/* the per-CPU cursor never points at a rotational device */
 	if (d->flags & SL_DEV_SOLIDSTATE)
 		off = lr_swap_alloc_fast(d, cpu, order, with_table);
-	if (off)
+	if (off) {
 		sli_stats(d)->alloc_fast[order]++;
-	else if (d->inuse_pages < d->pages) /* else off the avail list */
+	} else if (d->inuse_pages < d->pages) { /* else off the avail list */
+		/* rotational: global_cluster_lock for the whole ladder */
+		int rot = !(d->flags & SL_DEV_SOLIDSTATE);
+		if (rot)
+			sl_global_lock(d);
 		off = ladder(d, cpu, order);
+		if (rot)
+			sl_global_unlock(d);
+	}
 	sl_local_unlock(d, cpu);
 	return off;
 }
@@ -254,4 +261,16 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 	/* the fast path's step, on the cursor row sli_cursor() gives a
 	 * rotational device: the global one, whatever the CPU */
 	return lr_swap_alloc_fast(d, 0, order, with_table);
+}
+
+void lr_swap_discard_work(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		lr_swap_do_scheduled_discard(d);
+}
+
+void lr_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	(void)cpu;
+	lr_swap_entries_free(d, off, nr);
 }

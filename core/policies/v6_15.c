@@ -53,7 +53,7 @@ static uint64_t scan_frag_clusters(sl_device *d, int cpu, int order, uint32_t fr
 }
 
 /* cluster_alloc_swap_entry() - 6.15. */
-static uint64_t cluster_alloc_swap_entry_locked(sl_device *d, int cpu, int order)
+static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 {
 	uint64_t found;
 	uint32_t frags, c;
@@ -95,32 +95,10 @@ new_cluster:
 	return lr_steal_order0(d, cpu);
 }
 
-/* The ladder, under the global cluster lock on a rotational device
- * (held for the whole call, which serialises all allocation there). */
-static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
-{
-	int rot = !(d->flags & SL_DEV_SOLIDSTATE);
-	uint64_t found;
-
-	if (rot)
-		sl_global_lock(d);
-	found = cluster_alloc_swap_entry_locked(d, cpu, order);
-	if (rot)
-		sl_global_unlock(d);
-	return found;
-}
-
 /* folio_alloc_swap() - 6.15. */
 static uint64_t v6_15_alloc(sl_device *d, int cpu, int order)
 {
 	return lr_folio_alloc_swap(d, cpu, order, 0, cluster_alloc_swap_entry);
-}
-
-/* swap_entry_range_free() - 6.15. */
-static void v6_15_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
-{
-	(void)cpu;
-	lr_swap_entries_free(d, off, nr);
 }
 
 /* setup_clusters() - 6.15: bad-slot clusters to nonfull[0], the rest to the
@@ -129,13 +107,6 @@ static int v6_15_init(sl_device *d)
 {
 	sli_setup_clusters(d, SWAP_CLUSTER_COLS);
 	return 0;
-}
-
-/* The discard worker (swap_discard_work()), between workload operations. */
-static void v6_15_tick(sl_device *d)
-{
-	if (d->flags & SL_DEV_DISCARD)
-		lr_swap_do_scheduled_discard(d);
 }
 
 const sl_policy sl_policy_v6_15 = {
@@ -147,6 +118,6 @@ const sl_policy sl_policy_v6_15 = {
 		 SL_POL_FREE_UNDER_CI_LOCK,
 	.init = v6_15_init,
 	.alloc = v6_15_alloc,
-	.free = v6_15_free,
-	.tick = v6_15_tick,
+	.free = lr_free,
+	.tick = lr_swap_discard_work,
 };

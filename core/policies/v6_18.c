@@ -36,10 +36,9 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
-#include "swaplab/locks.h"
 
 /* cluster_alloc_swap_entry() - 6.18: the fallback ladder. */
-static uint64_t cluster_alloc_swap_entry_locked(sl_device *d, int cpu, int order)
+static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 {
 	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
@@ -86,21 +85,6 @@ static uint64_t cluster_alloc_swap_entry_locked(sl_device *d, int cpu, int order
 	return lr_steal_order0(d, cpu);
 }
 
-/* The ladder, under the global cluster lock on a rotational device
- * (held for the whole call, which serialises all allocation there). */
-static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
-{
-	int rot = !(d->flags & SL_DEV_SOLIDSTATE);
-	uint64_t found;
-
-	if (rot)
-		sl_global_lock(d);
-	found = cluster_alloc_swap_entry_locked(d, cpu, order);
-	if (rot)
-		sl_global_unlock(d);
-	return found;
-}
-
 /* folio_alloc_swap() - 6.18.4+: an order-0 failure discards the pending
  * clusters synchronously and tries again (swap_sync_discard(); 6.18.0-6.18.3
  * discarded inside cluster_alloc_swap_entry() instead). */
@@ -113,20 +97,6 @@ static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
 	} while (!off && order == 0 && (d->flags & SL_DEV_DISCARD) &&
 		 lr_swap_do_scheduled_discard(d));
 	return off;
-}
-
-/* The discard worker (swap_discard_work()), between workload operations. */
-static void v6_18_tick(sl_device *d)
-{
-	if (d->flags & SL_DEV_DISCARD)
-		lr_swap_do_scheduled_discard(d);
-}
-
-/* swap_entries_free() - 6.18. */
-static void v6_18_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
-{
-	(void)cpu;
-	lr_swap_entries_free(d, off, nr);
 }
 
 /* setup_clusters() - 6.18: clusters holding bad slots (the header, the
@@ -148,6 +118,6 @@ const sl_policy sl_policy_v6_18 = {
 		 SL_POL_FREE_UNDER_CI_LOCK,
 	.init = v6_18_init,
 	.alloc = v6_18_alloc,
-	.free = v6_18_free,
-	.tick = v6_18_tick,
+	.free = lr_free,
+	.tick = lr_swap_discard_work,
 };

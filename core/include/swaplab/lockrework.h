@@ -43,7 +43,8 @@ uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table);
  * nonfull[o] for o = 1..9, scanned as order 0. */
 uint64_t lr_steal_order0(sl_device *d, int cpu);
 /* folio_alloc_swap(): the fast path, then - unless the device is full and
- * so off the avail list - the generation's cluster_alloc_swap_entry(). */
+ * so off the avail list - the generation's cluster_alloc_swap_entry(),
+ * under the global cluster lock on a rotational device. */
 typedef uint64_t (*lr_ladder_fn)(sl_device *d, int cpu, int order);
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder);
 /* swap_do_scheduled_discard(): every cluster on the discard list is
@@ -55,6 +56,11 @@ uint32_t lr_swap_do_scheduled_discard(sl_device *d);
  * the device's global cluster for the order (si->global_cluster, under
  * global_cluster_lock). */
 uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table);
+/* swap_discard_work(): the discard worker, as a policy's tick (between
+ * workload operations). */
+void lr_swap_discard_work(sl_device *d);
+/* The policy free op of 6.14+: swap_entries_free() of the run. */
+void lr_free(sl_device *d, int cpu, uint64_t off, uint32_t nr);
 /* swap_entries_free(): release a run inside one cluster, then free or
  * partially free the cluster. */
 void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr);
