@@ -87,6 +87,11 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 
 	if (check_cache_active(ss, d)) {
 		sl_slots_lock(d, cpu);
+		if (!ss->active) {
+			/* deactivated (and drained) meanwhile: as the kernel, go direct */
+			sl_slots_unlock(d, cpu);
+			goto direct;
+		}
 		if (!c->nr) {
 			/* refill_swap_slots_cache() */
 			c->cur = 0;
@@ -97,8 +102,10 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 			c->nr--;
 		}
 		sl_slots_unlock(d, cpu);
-	} else if (ss->get(d, cpu, 1, &off) != 1) {
-		off = 0; /* cache inactive: one slot straight from the allocator */
+	} else {
+direct:
+		if (ss->get(d, cpu, 1, &off) != 1)
+			off = 0; /* cache inactive: one slot straight from the allocator */
 	}
 	if (off)
 		take_reserved(d, off);
@@ -114,6 +121,12 @@ void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off)
 		return;
 	}
 	sl_slots_lock(d, cpu);
+	if (!ss->active) {
+		/* free_swap_slot() rechecks under free_lock: direct free */
+		sl_slots_unlock(d, cpu);
+		release_all(ss, d, &off, 1);
+		return;
+	}
 	if (c->n_ret == SL_SWAP_SLOTS_CACHE_SIZE) {
 		/* swapcache_free_entries(): one device, push order */
 		release_all(ss, d, c->slots_ret, c->n_ret);

@@ -16,6 +16,7 @@
  * device (the stress test).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,8 @@ typedef struct bt_thread {
 typedef struct bt_shared {
 	const sl_bench_threads_params *p;
 	sl_device *d;
-	pthread_barrier_t start, check;
+	pthread_barrier_t check;
+	atomic_int go;             /* 0 wait, 1 run, -1 abort (a thread failed to start) */
 	int check_failed;
 	uint64_t checks;
 	char msg[256];
@@ -110,7 +112,10 @@ static void *bt_worker(void *arg)
 
 	sl_tl_lockstat = t->locks;
 	sl_tl_devstats = &t->dev;
-	pthread_barrier_wait(&sh->start);
+	while (!atomic_load_explicit(&sh->go, memory_order_acquire))
+		; /* everyone starts together */
+	if (atomic_load_explicit(&sh->go, memory_order_acquire) < 0)
+		return NULL;
 	double t0 = now_s();
 	for (uint64_t i = 0; i < p->ops; i++) {
 		if (i % SL_BT_SAMPLE == 0) {
@@ -231,11 +236,19 @@ int sl_bench_threads(const sl_bench_threads_params *p, sl_bench_threads_result *
 	int n = p->threads, rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (n < 1 || n > SL_MAX_CPUS || p->norders < 1 || !(p->pol->props & SL_POL_CONCURRENT)) {
-		snprintf(msg, len, n < 1 ? "threads must be at least 1" :
-			 p->norders < 1 ? "no allocation orders" :
-			 "policy has no concurrent mode");
+	if (n < 1 || n > SL_MAX_CPUS || p->norders < 1 || p->norders > SL_NR_ORDERS ||
+	    !(p->pol->props & SL_POL_CONCURRENT) || (n > 1 && !p->concurrent)) {
+		snprintf(msg, len, n < 1 || n > SL_MAX_CPUS ? "threads must be in 1..256" :
+			 p->norders < 1 || p->norders > SL_NR_ORDERS ? "between 1 and 10 orders" :
+			 !(p->pol->props & SL_POL_CONCURRENT) ? "policy has no concurrent mode" :
+			 "several threads need the locks (concurrent)");
 		return -1;
+	}
+	for (int i = 0; i < p->norders; i++) {
+		if (p->orders[i] < 0 || p->orders[i] >= SL_NR_ORDERS) {
+			snprintf(msg, len, "order %d is outside 0..9", p->orders[i]);
+			return -1;
+		}
 	}
 	sh.d = sl_device_create(p->slots, SL_DEV_ZRAM, n, p->pol, p->check_every > 0, msg, len);
 	th = calloc((size_t)n, sizeof(*th));
@@ -259,15 +272,20 @@ int sl_bench_threads(const sl_bench_threads_params *p, sl_bench_threads_result *
 	}
 	bt_fill(sh.d, th, n, p);
 	sh.d->st = (sl_dev_stats){ 0 };
-	pthread_barrier_init(&sh.start, NULL, (unsigned)n);
 	pthread_barrier_init(&sh.check, NULL, (unsigned)n);
-	for (int i = 1; i < n; i++)
-		pthread_create(&th[i].tid, NULL, bt_worker, &th[i]);
-	bt_worker(&th[0]);
-	for (int i = 1; i < n; i++)
+	int started = 1;
+	while (started < n && pthread_create(&th[started].tid, NULL, bt_worker, &th[started]) == 0)
+		started++;
+	atomic_store_explicit(&sh.go, started == n ? 1 : -1, memory_order_release);
+	if (started == n)
+		bt_worker(&th[0]);
+	for (int i = 1; i < started; i++)
 		pthread_join(th[i].tid, NULL);
-	pthread_barrier_destroy(&sh.start);
 	pthread_barrier_destroy(&sh.check);
+	if (started < n) {
+		snprintf(msg, len, "could start only %d of %d threads", started, n);
+		goto out;
+	}
 	if (!sh.d->lk)
 		th[0].dev = sh.d->st; /* without locks the device kept the counters */
 	bt_collect(th, n, &sh, r);

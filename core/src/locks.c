@@ -9,7 +9,8 @@
 _Thread_local sl_lockstat *sl_tl_lockstat;
 _Thread_local sl_dev_stats *sl_tl_devstats;
 
-static sl_lockstat fallback_stats[SL_NR_LOCK_CLASSES];
+/* a thread that set no statistics of its own counts here, still per thread */
+static _Thread_local sl_lockstat fallback_stats[SL_NR_LOCK_CLASSES];
 
 static sl_lockstat *stats(int cls)
 {

@@ -64,8 +64,11 @@ int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 	if (p->region_a_bytes < p->chunk_bytes || p->region_a_bytes % p->chunk_bytes)
 		return snprintf(msg, len, "region A size must be a non-zero multiple of the %u KiB chunk",
 				p->chunk_bytes / 1024), -1;
-	if (p->region_a_bytes / SL_PAGE_SIZE > UINT32_MAX)
-		return snprintf(msg, len, "region A is too large"), -1;
+	/* pages are indexed in 32 bits: both regions together stay below 2^31 */
+	if (p->region_a_bytes / SL_PAGE_SIZE >= (UINT64_C(1) << 31) ||
+	    (p->small_folios &&
+	     p->region_a_bytes / SL_PAGE_SIZE + p->region_b_bytes / SL_PAGE_SIZE >= (UINT64_C(1) << 31)))
+		return snprintf(msg, len, "regions larger than 8 TiB in all are not supported"), -1;
 	if (p->small_folios &&
 	    (p->region_b_bytes < SL_PAGE_SIZE || p->region_b_bytes % SL_PAGE_SIZE ||
 	     p->region_b_bytes / SL_PAGE_SIZE > UINT32_MAX))

@@ -70,3 +70,20 @@ TEST(concurrent_mode_refuses_policies_without_it)
 	CHECK(sl_bench_threads(&p, &r, msg, sizeof(msg)) == -1);
 	CHECK(!strcmp(msg, "policy has no concurrent mode"));
 }
+
+TEST(concurrent_bench_refuses_bad_orders_and_unlocked_threads)
+{
+	char msg[128];
+	sl_bench_threads_result r;
+	sl_bench_threads_params p = params(sl_policy_find("linux-6.18"), 2, 4096);
+	p.concurrent = 0;
+	CHECK(sl_bench_threads(&p, &r, msg, sizeof(msg)) == -1);
+	CHECK(!strcmp(msg, "several threads need the locks (concurrent)"));
+	p = params(sl_policy_find("linux-6.18"), 1, 4096);
+	p.orders[1] = 12;
+	CHECK(sl_bench_threads(&p, &r, msg, sizeof(msg)) == -1);
+	CHECK(!strcmp(msg, "order 12 is outside 0..9"));
+	p.orders[1] = -1;
+	CHECK(sl_bench_threads(&p, &r, msg, sizeof(msg)) == -1);
+	CHECK(!strcmp(msg, "order -1 is outside 0..9"));
+}
