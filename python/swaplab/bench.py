@@ -50,11 +50,31 @@ def add_parsers(bsub) -> None:
     t.add_argument("--plot", metavar="PATH", help="an SVG of ops/s against threads")
 
 
-def _list(text: str, conv, what: str) -> list:
-    items = [t for t in (text or "").split(",") if t.strip()]
-    if not items:
+def _list(text: str, conv, what: str, unique: bool = True) -> list:
+    """A comma list; no empty items, and (unique) no value twice."""
+    items = [t.strip() for t in (text or "").split(",")]
+    if not any(items):
         raise ParamError(f"{what} '{text}' is empty")
-    return [conv(t.strip(), what) for t in items]
+    if not all(items):
+        raise ParamError(f"{what} '{text}' has an empty item")
+    vals = [conv(t, what) for t in items]
+    if unique and len(set(vals)) != len(vals):
+        raise ParamError(f"{what} '{text}' names a value twice")
+    return vals
+
+
+def _size(t: str, what: str) -> int:
+    from .params import MAX_SWAP
+    b = parse_size(t, what)
+    if b < 2 << 20:
+        raise ParamError(f"{what} {t} is smaller than one cluster (2M)")
+    if b > MAX_SWAP:
+        raise ParamError(f"{what} {t} is larger than the model supports here (16T)")
+    return b
+
+
+def _threads(t: str, what: str) -> int:
+    return parse_count(t, what, 1, 256)
 
 
 def _order(t: str, what: str) -> int:
@@ -100,14 +120,11 @@ def main(a) -> int:
     if a.bench == "threads":
         return main_threads(a)
     check_policy_name(a.policy)
-    sizes = _list(a.sizes, parse_size, "--sizes")
-    for s in sizes:
-        if s < 2 << 20:
-            raise ParamError(f"--sizes {format_size(s)} is smaller than one cluster (2M)")
+    sizes = _list(a.sizes, _size, "--sizes")
     fills = _list(a.fills, _fill, "--fills")
     orders = _list(a.orders, _order, "--orders")
-    pairs = parse_count(a.pairs, "--pairs")
-    runs = parse_count(a.runs, "--runs")
+    pairs = parse_count(a.pairs, "--pairs", 1, 10 ** 12)
+    runs = parse_count(a.runs, "--runs", 0, 1000)
     seed = parse_count(a.seed, "--seed")
     if a.json:
         check_writable(a.json, "--json")
@@ -213,23 +230,19 @@ def main_threads(a) -> int:
             policies.append(name)
     cpus = os.cpu_count() or 1
     if a.threads:
-        threads = _list(a.threads, parse_count, "--threads")
-        if min(threads) < 1:
-            raise ParamError("--threads must be at least 1")
+        threads = _list(a.threads, _threads, "--threads")
     else:
         threads, t = [], 1
         while t <= cpus:
             threads.append(t)
             t *= 2
     cases = [(f"order {o}", [o]) for o in _list(a.orders, _order, "--orders")]
-    if a.mix:
-        mix = _list(a.mix, _order, "--mix")
+    if a.mix is not None:
+        mix = _list(a.mix, _order, "--mix", unique=False)
         cases.append(("mix " + ",".join(map(str, mix)), mix))
     fills = _list(a.fill, _fill, "--fill")
-    size = parse_size(a.size, "--size")
-    if size < 2 << 20:
-        raise ParamError(f"--size {a.size} is smaller than one cluster (2M)")
-    ops = parse_count(a.ops, "--ops")
+    size = _size(a.size, "--size")
+    ops = parse_count(a.ops, "--ops", 1, 10 ** 12)
     seed = parse_count(a.seed, "--seed")
     if a.json:
         check_writable(a.json, "--json")

@@ -125,6 +125,14 @@ def main(argv=None) -> int:
     except ParamError as e:
         sys.stderr.write(f"swaplab {a.command}: error: {e}\n")
         return EXIT_BAD_INPUT
+    except (RuntimeError, MemoryError) as e:
+        # the core refused what it was given (a device or run too large for
+        # the model or this machine): one line, like any bad input
+        sys.stderr.write(f"swaplab {a.command}: error: {e or 'out of memory'}\n")
+        return EXIT_BAD_INPUT
+    except OSError as e:
+        sys.stderr.write(f"swaplab {a.command}: error: cannot write {e.filename}: {e.strerror}\n")
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("swaplab: interrupted\n")
         return 130

@@ -24,12 +24,21 @@ class ParamError(ValueError):
     """Bad user input: the message names the problem in one line."""
 
 
+MAX_SWAP = 16 * TiB        # the largest device the CLI accepts (4 GiB of slot map)
+MAX_REGION = 64 * GiB      # the largest region (16M pages of process model)
+MAX_ITERATIONS = 100000
+MAX_COUNT = 2 ** 63 - 1
+
+
 def parse_size(text: str, what: str) -> int:
     """'64M', '2MiB', '16K', '4096' -> bytes."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text or "")
+    m = re.fullmatch(r"\s*([0-9]+)\s*([A-Za-z]*)\s*", text or "")
     if not m or m.group(2).upper() not in _UNITS:
         raise ParamError(f"{what} '{text}' is not a size (examples: 64M, 16K, 2G)")
-    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+    n = int(m.group(1)) * _UNITS[m.group(2).upper()]
+    if n > MAX_COUNT:
+        raise ParamError(f"{what} {text.strip()} is too large")
+    return n
 
 
 def format_size(n: int) -> str:
@@ -42,6 +51,7 @@ def format_size(n: int) -> str:
 def parse_mthp(text: str) -> list[int]:
     """'64K' or '16K,64K' -> sorted sizes in KiB; each a power of two in 16K..2M."""
     sizes = []
+    seen = set()
     for part in (text or "").split(","):
         if not part.strip():
             raise ParamError(f"--mthp '{text}' has an empty size")
@@ -52,8 +62,11 @@ def parse_mthp(text: str) -> list[int]:
             raise ParamError(f"mTHP size {part.strip()} is larger than a cluster (2M)")
         if b < MTHP_MIN:
             raise ParamError(f"mTHP size {part.strip()} is smaller than 16K, the smallest anonymous mTHP")
+        if b in seen:
+            raise ParamError(f"--mthp names {part.strip()} twice")
+        seen.add(b)
         sizes.append(b // KiB)
-    return sorted(set(sizes))
+    return sorted(sizes)
 
 
 def size_to_order(kb: int) -> int:
@@ -64,12 +77,16 @@ def order_to_kb(order: int) -> int:
     return (PAGE << order) // KiB
 
 
-def parse_count(text: str, what: str) -> int:
-    if not re.fullmatch(r"\d+", text or ""):
-        if re.fullmatch(r"-\d+", text or ""):
+def parse_count(text: str, what: str, lo: int = 0, hi: int = MAX_COUNT) -> int:
+    """A decimal count in [lo, hi]; the message names the option and the range."""
+    if not re.fullmatch(r"[0-9]+", text or ""):
+        if re.fullmatch(r"-[0-9]+", text or ""):
             raise ParamError(f"{what} {text} is negative")
         raise ParamError(f"{what} '{text}' is not a non-negative integer")
-    return int(text)
+    n = int(text)
+    if not lo <= n <= hi:
+        raise ParamError(f"{what} {text} is outside {lo}..{hi}")
+    return n
 
 
 @dataclass
@@ -146,6 +163,8 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     check_workload_name(workload)
     wp = WorkloadParams(workload=workload)
     wp.swap_bytes = parse_size(a.swap_size, "--swap-size")
+    if wp.swap_bytes > MAX_SWAP:
+        raise ParamError(f"swap size {a.swap_size} is larger than the model supports here (16T)")
     if wp.swap_bytes < CLUSTER_BYTES:
         raise ParamError(f"swap size {a.swap_size} is smaller than one cluster (2M)")
     if wp.swap_bytes % PAGE:
@@ -155,17 +174,13 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     wp.aligned_swapin = bool(a.aligned_swapin)
     if wp.aligned_swapin and workload != "thp-swap":
         raise ParamError("--aligned-swapin applies to thp-swap only")
-    wp.iterations = parse_count(a.iterations, "--iterations")
+    wp.iterations = parse_count(a.iterations, "--iterations", 1, MAX_ITERATIONS)
     wp.seed = parse_count(a.seed, "--seed")
-    if wp.seed >= 2 ** 64:
-        raise ParamError(f"--seed {a.seed} does not fit in 64 bits")
     wp.rng = a.rng
     wp.device = a.device
-    wp.cpu = parse_count(a.cpu, "--cpu")
-    wp.cpus = parse_count(a.cpus, "--cpus")
-    wp.migrate_every = parse_count(a.migrate_every, "--migrate-every")
-    if wp.migrate_every >= 2 ** 32:
-        raise ParamError(f"--migrate-every {a.migrate_every} does not fit in 32 bits")
+    wp.cpu = parse_count(a.cpu, "--cpu", 0, 255)
+    wp.cpus = parse_count(a.cpus, "--cpus", 1, 256 - wp.cpu)
+    wp.migrate_every = parse_count(a.migrate_every, "--migrate-every", 0, 2 ** 32 - 1)
     for opt, attr, val in (("--region-a-size", "region_a_bytes", a.region_a_size),
                            ("--region-b-size", "region_b_bytes", a.region_b_size)):
         if val is None:
@@ -173,12 +188,14 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
         b = parse_size(val, opt)
         if b == 0:
             raise ParamError(f"{opt} {val}: a region must not be empty")
+        if b > MAX_REGION:
+            raise ParamError(f"{opt} {val} is larger than the model supports here (64G)")
         setattr(wp, attr, b)
     if wp.region_a_bytes and wp.region_a_bytes % (64 * KiB):
         raise ParamError(f"--region-a-size {a.region_a_size} is not a multiple of 64K")
     if wp.region_b_bytes and wp.region_b_bytes % PAGE:
         raise ParamError(f"--region-b-size {a.region_b_size} is not a multiple of 4K")
-    policy = getattr(a, "policy", None) or "linux-6.18"
+    policy = a.policy if hasattr(a, "policy") else "linux-6.18"
     check_policy_name(policy)
     try:
         _core.validate(policy=policy, **wp.core_kwargs())

@@ -99,7 +99,9 @@ def summarize(res: dict) -> dict:
 
 
 def check_writable(path: str, opt: str) -> None:
-    """Refuses a path that cannot be written, before anything runs."""
+    """Refuses a path that cannot be written, before anything runs. A probe
+    opens the file (or a sibling for a new one), since os.access() says yes
+    to root everywhere; nothing is left behind."""
     if path == "-":
         return
     parent = os.path.dirname(os.path.abspath(path))
@@ -107,10 +109,16 @@ def check_writable(path: str, opt: str) -> None:
         raise ParamError(f"cannot write {opt} '{path}': it is a directory")
     if not os.path.isdir(parent):
         raise ParamError(f"cannot write {opt} '{path}': directory {parent} does not exist")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise ParamError(f"cannot write {opt} '{path}': permission denied")
-    if not os.path.exists(path) and not os.access(parent, os.W_OK | os.X_OK):
-        raise ParamError(f"cannot write {opt} '{path}': directory {parent} is not writable")
+    probe = path if os.path.exists(path) else path + ".tmp"
+    existed = os.path.exists(probe)
+    try:
+        with open(probe, "a"):
+            pass
+    except OSError as e:
+        raise ParamError(f"cannot write {opt} '{path}': {e.strerror}") from None
+    finally:
+        if not existed and os.path.exists(probe):
+            os.unlink(probe)
 
 
 def check_output_paths(json_path: str | None, layout_path: str | None) -> None:
@@ -146,12 +154,18 @@ def write_layout(path: str, layout: bytes) -> None:
 
 def load_result(path: str) -> dict:
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             res = json.load(f)
     except OSError as e:
         raise ParamError(f"cannot read result '{path}': {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise ParamError(f"result '{path}' is not JSON: {e.msg} at line {e.lineno}") from None
+    except UnicodeDecodeError:
+        raise ParamError(f"result '{path}' is not UTF-8 text") from None
     if not isinstance(res, dict) or res.get("schema") != SCHEMA:
         raise ParamError(f"result '{path}' is not a swaplab result ({SCHEMA})")
+    missing = [k for k in ("workload", "params", "sizes_kb", "iterations", "summary", "layout")
+               if k not in res]
+    if missing:
+        raise ParamError(f"result '{path}' lacks {', '.join(missing)}")
     return res

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .params import ParamError, WorkloadParams, parse_count
+from .params import MAX_ITERATIONS, ParamError, WorkloadParams, parse_count
 from .results import check_writable, machine_info, write_json
 from . import report
 
@@ -158,7 +158,7 @@ def _cmd_validate(a) -> int:
     from .kernel import harness, machine
 
     try:
-        n = parse_count(a.iterations, "--iterations")
+        n = parse_count(a.iterations, "--iterations", 1, MAX_ITERATIONS)
         if n == 0:
             raise ParamError("--iterations must be at least 1")
         if a.json:

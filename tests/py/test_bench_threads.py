@@ -43,4 +43,4 @@ def test_bench_threads_refusals(cli):
     p = cli("bench", "threads", "--plot", "/tmp/x.png")
     assert p.returncode == 2 and p.stderr.strip() == "swaplab bench: error: --plot '/tmp/x.png' must end in .svg"
     p = cli("bench", "threads", "--threads", "0")
-    assert p.returncode == 2 and p.stderr.strip() == "swaplab bench: error: --threads must be at least 1"
+    assert p.returncode == 2 and p.stderr.strip() == "swaplab bench: error: --threads 0 is outside 1..256"

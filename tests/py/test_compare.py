@@ -214,3 +214,16 @@ def test_foreign_pages_on_the_kernel_device_are_reported(cli, tmp_path):
     assert c["interference"] == {"a": None, "b": 3}
     assert c["first_divergence"] == {"iteration": 3, "what": ["hash"]}
     assert c["iterations"][2]["other_pages"] == {"a": 0, "b": 1}
+
+
+def test_malformed_results_refused(cli, tmp_path):
+    good, _ = make(tmp_path, "good")
+    raw = tmp_path / "raw.json"
+    raw.write_bytes(b"\xff\xfe")
+    shape = tmp_path / "shape.json"
+    shape.write_text('{"schema": "swaplab.result/1"}')
+    p = cli("compare", str(raw), good)
+    assert p.returncode == 2 and p.stderr.strip() == f"swaplab compare: error: result '{raw}' is not UTF-8 text"
+    p = cli("compare", str(shape), good)
+    assert p.returncode == 2 and p.stderr.strip() == (
+        f"swaplab compare: error: result '{shape}' lacks workload, params, sizes_kb, iterations, summary, layout")

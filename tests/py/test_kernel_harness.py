@@ -255,7 +255,7 @@ def test_signal_restores(env, machine, signo, when):
     """state: as soon as the state file exists (setup); driver: mid-run;
     group: mid-run to the whole process group, driver included (Ctrl-C)."""
     _no_other_swap()
-    p = popen(["kernel", "run", "thp-swap-v1", "--iterations", "1000000", "-q"], env)
+    p = popen(["kernel", "run", "thp-swap-v1", "--iterations", "100000", "-q"], env)
     try:
         wait_for_state(env, p, driver=(when != "state"))
         if when != "state":
@@ -277,7 +277,7 @@ def test_signal_restores(env, machine, signo, when):
 @needs_kernel
 def test_kill9_then_cleanup(cli, env, machine):
     _no_other_swap()
-    p = popen(["kernel", "run", "thp-swap", "-s", "--iterations", "1000000", "-q"], env)
+    p = popen(["kernel", "run", "thp-swap", "-s", "--iterations", "100000", "-q"], env)
     try:
         path, st = wait_for_state(env, p, driver=True)
         time.sleep(0.2)
