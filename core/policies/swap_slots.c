@@ -141,11 +141,3 @@ void sl_swap_slots_drain(sl_swap_slots *ss, sl_device *d)
 	for (int c = 0; c < d->nr_cpus; c++)
 		drain_slots_cache_cpu(ss, d, c);
 }
-
-uint64_t sl_swap_slots_held(const sl_swap_slots *ss, const sl_device *d)
-{
-	uint64_t n = 0;
-	for (int c = 0; c < d->nr_cpus; c++)
-		n += (uint64_t)ss->cpu[c].nr + (uint64_t)ss->cpu[c].n_ret;
-	return n;
-}

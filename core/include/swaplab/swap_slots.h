@@ -53,7 +53,5 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu);
 void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off);
 /* Every CPU's cached slots back to the device (drain_swap_slots_cache()). */
 void sl_swap_slots_drain(sl_swap_slots *ss, sl_device *d);
-/* Cached slots of every CPU, for accounting and tests. */
-uint64_t sl_swap_slots_held(const sl_swap_slots *ss, const sl_device *d);
 
 #endif
