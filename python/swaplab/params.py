@@ -172,8 +172,6 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     wp.mthp_kb = parse_mthp(a.mthp)
     wp.small_folios = bool(a.small_folios)
     wp.aligned_swapin = bool(a.aligned_swapin)
-    if wp.aligned_swapin and workload != "thp-swap":
-        raise ParamError("--aligned-swapin applies to thp-swap only")
     wp.iterations = parse_count(a.iterations, "--iterations", 1, MAX_ITERATIONS)
     wp.seed = parse_count(a.seed, "--seed")
     wp.rng = a.rng
