@@ -9,6 +9,7 @@
  * kernel does so only to reclaim cache-only slots, which do not exist here.
  */
 
+#include "swaplab/swaplab.h"
 #include "swaplab/lockrework.h"
 #include "swaplab/cluster.h"
 #include "swaplab/locks.h"
@@ -103,6 +104,9 @@ out:
 	lr_relocate_cluster(d, c);
 	sl_ci_unlock(d, c);
 	*sli_cursor(d, cpu, order) = next; /* percpu or, rotational, global */
+	/* 6.15+: the per-CPU cursor also names the device it points into */
+	if (d->set && (d->flags & SL_DEV_SOLIDSTATE))
+		d->set->pcp_si[cpu * SL_NR_ORDERS + order] = (int8_t)d->type;
 	return found;
 }
 
@@ -210,25 +214,42 @@ uint64_t lr_steal_order0(sl_device *d, int cpu)
 	return 0;
 }
 
-uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder)
+uint64_t lr_alloc_fast_dev(sl_device *d, int cpu, int order, int with_table)
 {
 	uint64_t off = 0;
 
-	sl_local_lock(d, cpu);
 	/* the per-CPU cursor never points at a rotational device */
 	if (d->flags & SL_DEV_SOLIDSTATE)
 		off = lr_swap_alloc_fast(d, cpu, order, with_table);
-	if (off) {
+	if (off)
 		sli_stats(d)->alloc_fast[order]++;
-	} else if (d->inuse_pages < d->pages) { /* else off the avail list */
-		/* rotational: global_cluster_lock for the whole ladder */
-		int rot = !(d->flags & SL_DEV_SOLIDSTATE);
-		if (rot)
-			sl_global_lock(d);
-		off = ladder(d, cpu, order);
-		if (rot)
-			sl_global_unlock(d);
-	}
+	return off;
+}
+
+uint64_t lr_alloc_slow_dev(sl_device *d, int cpu, int order, lr_ladder_fn ladder)
+{
+	/* rotational: global_cluster_lock for the whole ladder */
+	int rot = !(d->flags & SL_DEV_SOLIDSTATE);
+	uint64_t off;
+
+	if (d->inuse_pages >= d->pages)
+		return 0; /* full: off the avail list */
+	if (rot)
+		sl_global_lock(d);
+	off = ladder(d, cpu, order);
+	if (rot)
+		sl_global_unlock(d);
+	return off;
+}
+
+uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder)
+{
+	uint64_t off;
+
+	sl_local_lock(d, cpu);
+	off = lr_alloc_fast_dev(d, cpu, order, with_table);
+	if (!off)
+		off = lr_alloc_slow_dev(d, cpu, order, ladder);
 	sl_local_unlock(d, cpu);
 	return off;
 }

@@ -5,6 +5,7 @@
  * check_cache_active, drain_slots_cache_cpu.
  */
 #include <stdlib.h>
+#include "swaplab/swaplab.h"
 #include "swaplab/swap_slots.h"
 #include "swaplab/cluster.h"
 #include "swaplab/locks.h"
@@ -16,6 +17,7 @@ int sl_swap_slots_init(sl_swap_slots *ss, sl_device *d, int free_cache, sl_get_s
 		       sl_release_slot_fn release)
 {
 	ss->cpu = calloc((size_t)d->nr_cpus, sizeof(*ss->cpu));
+	ss->set = NULL;
 	ss->active = 0;
 	ss->free_cache = free_cache;
 	ss->online_cpus = d->nr_cpus;
@@ -30,13 +32,43 @@ void sl_swap_slots_fini(sl_swap_slots *ss)
 	ss->cpu = NULL;
 }
 
-/* Releases slots to the device: swapcache_free_entries(), si->lock held. */
+/* Releases slots to the device: swapcache_free_entries(), si->lock held.
+ * Above several devices: the entries device by device (a stable sort by
+ * type), each through its policy's release. */
 static void release_all(sl_swap_slots *ss, sl_device *d, const uint64_t *slots, int n)
 {
+	if (ss->set) {
+		const struct sl_swapset *set = ss->set;
+		for (int t = 0; t < set->nr; t++)
+			for (int i = 0; i < n; i++)
+				if (sl_entry_type(slots[i]) == t)
+					set->pol->release(set->dev[t], sl_entry_off(slots[i]));
+		return;
+	}
 	sl_dev_lock(d);
 	for (int i = 0; i < n; i++)
 		ss->release(d, slots[i]);
 	sl_dev_unlock(d);
+}
+
+/* nr_swap_pages: free slots over every device. */
+static uint64_t free_swap_pages(const sl_swap_slots *ss, const sl_device *d)
+{
+	uint64_t n = 0;
+
+	if (!ss->set)
+		return d->pages - d->inuse_pages;
+	for (int t = 0; t < ss->set->nr; t++)
+		n += ss->set->dev[t]->pages - ss->set->dev[t]->inuse_pages;
+	return n;
+}
+
+/* get_swap_pages() of order 0 for the cache. */
+static int get_slots(sl_swap_slots *ss, sl_device *d, int cpu, int n, uint64_t *out)
+{
+	if (ss->set)
+		return sl_set_get_swap_pages(ss->set, cpu, n, out, 0);
+	return ss->get(d, cpu, n, out);
 }
 
 /* drain_slots_cache_cpu(): reserved slots and pending frees go back. */
@@ -55,7 +87,7 @@ static void drain_slots_cache_cpu(sl_swap_slots *ss, sl_device *d, int cpu)
 /* check_cache_active(): hysteresis on free swap per online CPU. */
 static int check_cache_active(sl_swap_slots *ss, sl_device *d)
 {
-	uint64_t free_pages = d->pages - d->inuse_pages;
+	uint64_t free_pages = free_swap_pages(ss, d);
 
 	if (!ss->active) {
 		if (free_pages > (uint64_t)ss->online_cpus * ACTIVATE_PER_CPU)
@@ -80,7 +112,13 @@ static void take_reserved(sl_device *d, uint64_t off)
 	sl_ci_unlock(d, c);
 }
 
-uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
+void sl_swap_slots_take_set(struct sl_swapset *set, uint64_t e)
+{
+	take_reserved(sl_set_dev(set, e), sl_entry_off(e));
+}
+
+/* folio_alloc_swap() order 0 - <= 6.14: the cache, or one slot direct. */
+static uint64_t slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 {
 	sl_swap_slots_cache *c = &ss->cpu[cpu];
 	uint64_t off = 0;
@@ -95,7 +133,7 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 		if (!c->nr) {
 			/* refill_swap_slots_cache() */
 			c->cur = 0;
-			c->nr = ss->get(d, cpu, SL_SWAP_SLOTS_CACHE_SIZE, c->slots);
+			c->nr = get_slots(ss, d, cpu, SL_SWAP_SLOTS_CACHE_SIZE, c->slots);
 		}
 		if (c->nr) {
 			off = c->slots[c->cur++];
@@ -104,16 +142,48 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
 		sl_slots_unlock(d, cpu);
 	} else {
 direct:
-		if (ss->get(d, cpu, 1, &off) != 1)
+		if (get_slots(ss, d, cpu, 1, &off) != 1)
 			off = 0; /* cache inactive: one slot straight from the allocator */
 	}
+	return off;
+}
+
+uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu)
+{
+	uint64_t off = slots_alloc(ss, d, cpu);
+
 	if (off)
 		take_reserved(d, off);
 	return off;
 }
 
+uint64_t sl_swap_slots_alloc_set(sl_swap_slots *ss, int cpu)
+{
+	uint64_t e = slots_alloc(ss, ss->set->dev[0], cpu);
+
+	if (e)
+		sl_swap_slots_take_set(ss->set, e);
+	return e;
+}
+
+int sl_swap_slots_init_set(sl_swap_slots *ss, struct sl_swapset *set)
+{
+	sl_device *d = set->dev[0];
+
+	if (sl_swap_slots_init(ss, d, 1, NULL, NULL))
+		return -1;
+	ss->set = set;
+	return 0;
+}
+
 void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off)
 {
+	if (d->set && d->set->slots && ss != d->set->slots) {
+		/* one cache per CPU above every device */
+		ss = d->set->slots;
+		off = sl_entry(d->type, off);
+		d = d->set->dev[0];
+	}
 	sl_swap_slots_cache *c = &ss->cpu[cpu];
 
 	if (!ss->free_cache || !ss->active) {

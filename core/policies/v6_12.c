@@ -219,6 +219,15 @@ static int get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
 	return get_swap_pages(d, cpu, n, out, 0);
 }
 
+/* get_swap_pages()'s step on one device, for several devices - 6.12: a
+ * swap file takes order 0 only. */
+static int v6_12_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
+{
+	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
+		return 0;
+	return get_swap_pages(d, cpu, n, out, order);
+}
+
 /* swap_entry_range_free() of one cache-only slot - 6.12; the slot-cache
  * code holds si->lock around its loops. */
 static void release_slot(sl_device *d, uint64_t off)
@@ -295,10 +304,12 @@ const sl_policy sl_policy_v6_12 = {
 	.name = "linux-6.12",
 	.summary = "Linux 6.12: free list first, full-cluster reclaim, nonfull, frag, order-0 steal; slot caches",
 	.kernel = "6.12-6.13",
-	.props = SL_POL_SPLIT_ZEROPAGE | SL_POL_CONCURRENT,
+	.props = SL_POL_SPLIT_ZEROPAGE | SL_POL_CONCURRENT | SL_POL_SLOT_CACHE,
 	.init = v6_12_init,
 	.fini = v6_12_fini,
 	.alloc = v6_12_alloc,
 	.free = v6_12_free,
 	.drain = v6_12_drain,
+	.get_swap_pages = v6_12_get_swap_pages,
+	.release = release_slot,
 };

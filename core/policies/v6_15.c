@@ -101,6 +101,18 @@ static uint64_t v6_15_alloc(sl_device *d, int cpu, int order)
 	return lr_folio_alloc_swap(d, cpu, order, 0, cluster_alloc_swap_entry);
 }
 
+/* The halves swapset.c calls with several devices - 6.15: the global
+ * per-CPU cursor {device, slot}, then swap_alloc_slow()'s step. */
+static uint64_t v6_15_alloc_fast(sl_device *d, int cpu, int order)
+{
+	return lr_alloc_fast_dev(d, cpu, order, 0);
+}
+
+static uint64_t v6_15_alloc_slow(sl_device *d, int cpu, int order)
+{
+	return lr_alloc_slow_dev(d, cpu, order, cluster_alloc_swap_entry);
+}
+
 /* setup_clusters() - 6.15: bad-slot clusters to nonfull[0], the rest to the
  * free list in 32 interleaved columns (0, 32, 64, ..., 1, 33, ...). */
 static int v6_15_init(sl_device *d)
@@ -120,4 +132,6 @@ const sl_policy sl_policy_v6_15 = {
 	.alloc = v6_15_alloc,
 	.free = lr_free,
 	.tick = lr_swap_discard_work,
+	.alloc_fast = v6_15_alloc_fast,
+	.alloc_slow = v6_15_alloc_slow,
 };

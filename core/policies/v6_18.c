@@ -22,7 +22,6 @@
  * cluster over nonfull ones.
  *
  * Simplifications (docs/model.md):
- *  - one device (no priorities or rotation between devices);
  *  - single-threaded: trylocks always succeed, no lock drops to simulate;
  *  - no folio sits in the swap cache between calls, so cache-only slots
  *    never exist under this policy and __try_to_reclaim_swap() would find
@@ -99,6 +98,23 @@ static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
 	return off;
 }
 
+/* The halves swapset.c calls with several devices - 6.18. */
+static uint64_t v6_18_alloc_fast(sl_device *d, int cpu, int order)
+{
+	return lr_alloc_fast_dev(d, cpu, order, 1);
+}
+
+static uint64_t v6_18_alloc_slow(sl_device *d, int cpu, int order)
+{
+	return lr_alloc_slow_dev(d, cpu, order, cluster_alloc_swap_entry);
+}
+
+/* swap_sync_discard()'s step on one device - 6.18.4+. */
+static uint32_t v6_18_sync_discard(sl_device *d)
+{
+	return (d->flags & SL_DEV_DISCARD) ? lr_swap_do_scheduled_discard(d) : 0;
+}
+
 /* setup_clusters() - 6.18: clusters holding bad slots (the header, the
  * padding) go to nonfull[0]; all others to the free list, ascending. Every
  * device kind: rotational devices use the global cluster, discarding ones
@@ -120,4 +136,7 @@ const sl_policy sl_policy_v6_18 = {
 	.alloc = v6_18_alloc,
 	.free = lr_free,
 	.tick = lr_swap_discard_work,
+	.alloc_fast = v6_18_alloc_fast,
+	.alloc_slow = v6_18_alloc_slow,
+	.sync_discard = v6_18_sync_discard,
 };

@@ -350,6 +350,18 @@ static uint64_t v6_9_alloc(sl_device *d, int cpu, int order)
 	return swap_alloc_cluster(d);
 }
 
+/* get_swap_pages()'s step on one device, for several devices - <= 6.9:
+ * order 0 for the slot caches, a PMD folio through swap_alloc_cluster(). */
+static int v6_9_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
+{
+	if (order == 0)
+		return get_swap_pages(d, cpu, n, out);
+	if (order != SL_PMD_ORDER || !(d->flags & SL_DEV_BLKDEV) || !st(d)->si.highest_bit)
+		return 0;
+	out[0] = swap_alloc_cluster(d);
+	return out[0] != 0;
+}
+
 /* free_swap_slot() per entry - <= 6.9: every slot whose last reference went
  * away goes to this CPU's free slot cache, in ascending order. */
 static void v6_9_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
@@ -443,7 +455,8 @@ static int v6_9_check_bits(const sl_device *d, char *msg, size_t len)
 /* Every cache-only slot is held by exactly one slot-cache entry. */
 static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 {
-	const sl_swap_slots *ss = &st(d)->slots;
+	/* above several devices the caches are the set's, holding entries */
+	const sl_swap_slots *ss = d->set && d->set->slots ? d->set->slots : &st(d)->slots;
 	uint64_t cache_only = 0, held = 0;
 	uint8_t *seen = calloc(d->max, 1);
 
@@ -453,8 +466,14 @@ static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 		cache_only += d->map[o] == SL_SLOT_CACHE;
 	for (int cpu = 0; cpu < d->nr_cpus; cpu++) {
 		const sl_swap_slots_cache *c = &ss->cpu[cpu];
-		for (int i = 0; i < c->nr + c->n_ret; i++, held++) {
+		for (int i = 0; i < c->nr + c->n_ret; i++) {
 			uint64_t o = i < c->nr ? c->slots[c->cur + i] : c->slots_ret[i - c->nr];
+			if (ss->set) {
+				if (sl_entry_type(o) != d->type)
+					continue;
+				o = sl_entry_off(o);
+			}
+			held++;
 			if (o == 0 || o >= d->max || d->map[o] != SL_SLOT_CACHE || seen[o]++) {
 				free(seen);
 				FAIL("linux-6.9: cpu %d caches slot %llu (map 0x%02x) wrongly", cpu,
@@ -481,11 +500,13 @@ const sl_policy sl_policy_v6_9 = {
 	.summary = "Linux <=6.9: per-CPU cluster, swap_map scan with random 64 MiB jumps, "
 		   "PMD takes a free cluster, mTHP split, slot caches",
 	.kernel = "<=6.9",
-	.props = SL_POL_SPLIT_MTHP,
+	.props = SL_POL_SPLIT_MTHP | SL_POL_SLOT_CACHE,
 	.init = v6_9_init,
 	.fini = v6_9_fini,
 	.alloc = v6_9_alloc,
 	.free = v6_9_free,
+	.get_swap_pages = v6_9_get_swap_pages,
+	.release = swap_entry_free,
 	.check = v6_9_check,
 	.drain = v6_9_drain,
 };

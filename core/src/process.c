@@ -6,7 +6,7 @@
  * A process has regions (one VMA each, starting 2 MiB aligned), a PTE per
  * page and the folios its PTEs map. PTE encoding:
  *   0                      none
- *   PTE_SWAP | offset      swap entry (the device's slot)
+ *   PTE_SWAP | entry       swap entry: device type << SL_TYPE_SHIFT | slot
  *   PTE_PRESENT | folio id resident page of that folio
  *   PTE_ZERO               the shared zero page (a split remapped a page that
  *                          was never written; reclaim skips it)
@@ -50,7 +50,8 @@ typedef struct region {
 } region;
 
 struct sl_proc {
-	sl_device *d;
+	sl_swapset *s;             /* the swap devices */
+	sl_swapset *own;           /* a one-device set made for sl_proc_create() */
 	int cpu;
 	int cpu0, cpus;            /* CPUs it may run on: cpu0 .. cpu0+cpus-1 */
 	uint32_t migrate_every, nalloc;
@@ -68,19 +69,34 @@ struct sl_proc {
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
-static int gen_has(const sl_proc *p, unsigned prop) { return (p->d->pol->props & prop) != 0; }
+static int gen_has(const sl_proc *p, unsigned prop) { return (p->s->pol->props & prop) != 0; }
 static int is_present(uint64_t pte) { return (pte & PTE_PRESENT) != 0; }
 static uint64_t pte_val(uint64_t pte) { return pte & PTE_VAL_MASK; }
 
 sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mode,
 			const sl_region_spec *reg, int nreg)
 {
+	char msg[128];
+	int prio = SL_PRIO_AUTO;
+	sl_swapset *s = sl_swapset_create(&d, &prio, 1, 0, msg, sizeof(msg));
+	sl_proc *p = s ? sl_proc_create_set(s, cpu, mthp_mask, swapin_mode, reg, nreg) : NULL;
+
+	if (p)
+		p->own = s;
+	else
+		sl_swapset_destroy(s);
+	return p;
+}
+
+sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swapin_mode,
+			    const sl_region_spec *reg, int nreg)
+{
 	sl_proc *p = calloc(1, sizeof(*p));
 	uint64_t total = 0;
 
 	if (!p)
 		return NULL;
-	p->d = d;
+	p->s = s;
 	p->cpu = p->cpu0 = cpu;
 	p->cpus = 1;
 	p->mthp = mthp_mask;
@@ -121,6 +137,7 @@ void sl_proc_destroy(sl_proc *p)
 	free(p->f);
 	free(p->freeid);
 	free(p->queue);
+	sl_swapset_destroy(p->own);
 	free(p);
 }
 
@@ -136,7 +153,7 @@ void sl_proc_set_migration(sl_proc *p, int cpus, uint32_t every)
  * migration, the scheduler moves it on after every migrate_every. */
 static uint64_t proc_alloc(sl_proc *p, int order)
 {
-	uint64_t off = sl_swap_alloc(p->d, p->cpu, order);
+	uint64_t off = sl_set_alloc(p->s, p->cpu, order);
 
 	if (p->migrate_every && ++p->nalloc % p->migrate_every == 0)
 		p->cpu = p->cpu0 + (p->cpu - p->cpu0 + 1) % p->cpus;
@@ -257,7 +274,7 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
-	if (p->swapin_mode == SL_SWAPIN_LARGE && (p->d->flags & SL_DEV_SYNCIO) &&
+	if (p->swapin_mode == SL_SWAPIN_LARGE && (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) &&
 	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
 		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
 			uint32_t nr = 1u << k, a = pg & ~(nr - 1);
@@ -268,13 +285,13 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 			if (!can_swapin_thp(rg, a, nr, base))
 				continue;
 			folio_map_new(p, r, a, k);
-			sl_swap_put(p->d, p->cpu, base, nr);
+			sl_set_put(p->s, p->cpu, base, nr);
 			p->st.swpin[k]++;
 			return;
 		}
 	}
 	folio_map_new(p, r, pg, 0);
-	sl_swap_put(p->d, p->cpu, off, 1);
+	sl_set_put(p->s, p->cpu, off, 1);
 	p->st.swpin[0]++;
 }
 
@@ -349,7 +366,7 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 					rg->pte[i + j] = 0;
 					rg->data[i + j] = 0;
 				}
-				sl_swap_put(p->d, p->cpu, base, nr);
+				sl_set_put(p->s, p->cpu, base, nr);
 				i += nr;
 			} else {
 				i++;
@@ -400,7 +417,7 @@ static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
 	} else if (pte == PTE_ZERO) {
 		uint64_t off = proc_alloc(p, 0);
 		if (off)
-			sl_swap_put(p->d, p->cpu, off, 1);
+			sl_set_put(p->s, p->cpu, off, 1);
 		p->st.zero_transient++;
 	}
 }
@@ -542,13 +559,15 @@ uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
  * the PTEs that map it. */
 int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 {
-	const sl_device *d = p->d;
-	uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
-	uint8_t *refs = calloc(slots, 1);
+	const sl_swapset *set = p->s;
+	uint8_t *refs[SL_MAX_SWAPFILES] = { 0 };
 	uint32_t *maps = calloc(p->nf, sizeof(uint32_t));
 	int rc = 0;
 
-	if (!refs || !maps) {
+	for (int t = 0; t < set->nr; t++)
+		if (!(refs[t] = calloc((size_t)set->dev[t]->nr_clusters * SL_CLUSTER, 1)))
+			maps = (free(maps), NULL);
+	if (!maps) {
 		snprintf(msg, len, "out of memory in the checker");
 		rc = -1;
 		goto out;
@@ -558,9 +577,13 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 		for (uint64_t i = 0; i < rg->spec.npages; i++) {
 			uint64_t pte = rg->pte[i];
 			if (is_swap(pte)) {
-				if (pte_val(pte) >= slots || refs[pte_val(pte)]++ == 0xff) {
+				uint64_t e = pte_val(pte), off = sl_entry_off(e);
+				int t = sl_entry_type(e);
+				if (t >= set->nr ||
+				    off >= (uint64_t)set->dev[t]->nr_clusters * SL_CLUSTER ||
+				    refs[t][off]++ == 0xff) {
 					snprintf(msg, len, "P1: region %d page %llu has bad swap entry %llu", r,
-						 (unsigned long long)i, (unsigned long long)pte_val(pte));
+						 (unsigned long long)i, (unsigned long long)e);
 					rc = -1;
 					break;
 				}
@@ -576,13 +599,17 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 			}
 		}
 	}
-	for (uint64_t s = 0; s < slots && !rc; s++) {
-		uint8_t m = d->map[s];
-		unsigned cnt = (m == SL_SLOT_BAD) ? 0 : (m & 0x3f);
-		if (exclusive ? cnt != refs[s] : cnt < refs[s]) {
-			snprintf(msg, len, "P1: slot %llu has count %u but %u swap PTEs",
-				 (unsigned long long)s, cnt, refs[s]);
-			rc = -1;
+	for (int t = 0; t < set->nr && !rc; t++) {
+		const sl_device *d = set->dev[t];
+		uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+		for (uint64_t s = 0; s < slots && !rc; s++) {
+			uint8_t m = d->map[s];
+			unsigned cnt = (m == SL_SLOT_BAD) ? 0 : (m & 0x3f);
+			if (exclusive ? cnt != refs[t][s] : cnt < refs[t][s]) {
+				snprintf(msg, len, "P1: slot %llu has count %u but %u swap PTEs",
+					 (unsigned long long)sl_entry(t, s), cnt, refs[t][s]);
+				rc = -1;
+			}
 		}
 	}
 	for (uint32_t id = 1; id < p->nf && !rc; id++) {
@@ -593,7 +620,8 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 		}
 	}
 out:
-	free(refs);
+	for (int t = 0; t < set->nr; t++)
+		free(refs[t]);
 	free(maps);
 	return rc;
 }

@@ -9,7 +9,7 @@
 #include "swaplab/swaplab.h"
 
 typedef struct run_ctx {
-	sl_device *d;
+	sl_swapset *s;
 	sl_proc *p;
 	sl_run_result *res;
 	int check_every;
@@ -26,7 +26,7 @@ static int run_check(run_ctx *c)
 	char m[256];
 
 	c->res->checks++;
-	if (sl_device_check(c->d, m, sizeof(m)) || sl_proc_check(c->p, 1, m, sizeof(m))) {
+	if (sl_set_check(c->s, m, sizeof(m)) || sl_proc_check(c->p, 1, m, sizeof(m))) {
 		snprintf(c->msg, c->len, "invariant broken in iteration %d: %s", c->it, m);
 		return -1;
 	}
@@ -46,7 +46,9 @@ static void iter_end(run_ctx *c)
 	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;
 	sl_proc_layout(c->p, c->layout);
 	ir->layout_hash = sl_layout_hash(c->layout, c->res->npages);
-	ir->inuse_pages = c->d->inuse_pages;
+	ir->inuse_pages = sl_set_inuse(c->s);
+	for (int t = 0; t < c->s->nr; t++)
+		ir->dev_inuse[t] = c->s->dev[t]->inuse_pages;
 	for (uint64_t i = 0; i < c->res->npages; i++)
 		ir->swapped_pages += c->layout[i] != SL_NOT_SWAPPED;
 	c->base = *st;
@@ -80,8 +82,7 @@ static int run_op(void *ctx, const sl_op *op)
 		return 0;
 	}
 	/* deferred kernel work (the discard worker) runs between operations */
-	if (c->d->pol->tick)
-		c->d->pol->tick(c->d);
+	sl_set_tick(c->s);
 	if (c->check_every >= 2)
 		return run_check(c);
 	return 0;
@@ -105,10 +106,23 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		return -1;
 	int nreg = sl_wl_regions(p, reg);
 	uint64_t max = p->swap_bytes / SL_PAGE_SIZE;
-	c.d = sl_device_create(max, p->device, p->cpu + p->cpus, pol, check_every > 0, msg, len);
-	if (!c.d)
+	sl_device *dev[SL_MAX_SWAPFILES] = { 0 };
+	int prio[SL_MAX_SWAPFILES], n = 1 + p->nr_extra;
+	dev[0] = sl_device_create(max, p->device, p->cpu + p->cpus, pol, check_every > 0, msg, len);
+	prio[0] = p->swap_prio;
+	for (int t = 1; t < n && dev[t - 1]; t++) {
+		dev[t] = sl_device_create(p->extra[t - 1].bytes / SL_PAGE_SIZE, p->extra[t - 1].kind,
+					  p->cpu + p->cpus, pol, check_every > 0, msg, len);
+		prio[t] = p->extra[t - 1].prio;
+	}
+	if (dev[n - 1])
+		c.s = sl_swapset_create(dev, prio, n, 1, msg, len);
+	if (!c.s) {
+		for (int t = 0; t < n; t++)
+			sl_device_destroy(dev[t]);
 		return -1;
-	c.p = sl_proc_create(c.d, p->cpu, p->mthp_mask, sl_policy_swapin_mode(pol), reg, nreg);
+	}
+	c.p = sl_proc_create_set(c.s, p->cpu, p->mthp_mask, sl_policy_swapin_mode(pol), reg, nreg);
 	if (c.p)
 		sl_proc_set_migration(c.p, p->cpus, p->migrate_every);
 	res->iterations = p->iterations;
@@ -128,12 +142,28 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	sl_proc_layout(c.p, c.layout);
 	res->layout = c.layout;
 	c.layout = NULL;
-	res->dev = c.d->st;
+	res->ndev = c.s->nr;
+	for (int t = 0; t < c.s->nr; t++) {
+		const sl_dev_stats *st = &c.s->dev[t]->st;
+		res->devst[t] = *st;
+		res->dev_prio[t] = c.s->prio[t];
+		for (int o = 0; o < SL_NR_ORDERS; o++) {
+			res->dev.alloc_ok[o] += st->alloc_ok[o];
+			res->dev.alloc_fail[o] += st->alloc_fail[o];
+			res->dev.alloc_fast[o] += st->alloc_fast[o];
+		}
+		res->dev.alloc_steal += st->alloc_steal;
+		res->dev.freed_slots += st->freed_slots;
+		res->dev.full_reclaim_scans += st->full_reclaim_scans;
+		res->dev.discarded_clusters += st->discarded_clusters;
+	}
+	for (int o = 0; o < SL_NR_ORDERS; o++)
+		res->dev.alloc_fail[o] += c.s->alloc_fail[o];
 	rc = 0;
 out:
 	free(c.layout);
 	sl_proc_destroy(c.p);
-	sl_device_destroy(c.d);
+	sl_swapset_destroy(c.s);
 	if (rc)
 		sl_run_result_free(res);
 	return rc;

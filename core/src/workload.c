@@ -44,7 +44,10 @@ void sl_wl_defaults(sl_wl_params *p, int workload)
 	p->chunk_bytes = 64 * KiB;
 	p->device = SL_DEV_ZRAM;
 	p->cpus = 1;
+	p->swap_prio = SL_PRIO_AUTO;
 }
+
+static int bad_prio(int prio) { return prio != SL_PRIO_AUTO && (prio < 0 || prio > 32767); }
 
 int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 {
@@ -79,6 +82,17 @@ int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 		return snprintf(msg, len, "--cpus must be in 1..%d", SL_MAX_CPUS - p->cpu), -1;
 	if (p->migrate_every && p->cpus < 2)
 		return snprintf(msg, len, "--migrate-every needs --cpus of at least 2"), -1;
+	if (p->nr_extra < 0 || p->nr_extra > SL_MAX_SWAPFILES - 1)
+		return snprintf(msg, len, "at most %d swap devices", SL_MAX_SWAPFILES), -1;
+	if (bad_prio(p->swap_prio))
+		return snprintf(msg, len, "swap priority %d is outside 0..32767", p->swap_prio), -1;
+	for (int i = 0; i < p->nr_extra; i++) {
+		if (p->extra[i].bytes < SL_CLUSTER * SL_PAGE_SIZE)
+			return snprintf(msg, len, "swap device %d of %llu bytes is smaller than one cluster (2 MiB)",
+					i + 1, (unsigned long long)p->extra[i].bytes), -1;
+		if (bad_prio(p->extra[i].prio))
+			return snprintf(msg, len, "swap priority %d is outside 0..32767", p->extra[i].prio), -1;
+	}
 	return 0;
 }
 

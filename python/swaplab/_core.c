@@ -53,19 +53,22 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 	static char *names[] = { "workload", "policy", "swap_bytes", "mthp_mask", "small_folios",
 				 "aligned_swapin", "iterations", "seed", "rng", "cpu",
 				 "region_a_bytes", "region_b_bytes", "check", "device", "cpus",
-				 "migrate_every", NULL };
+				 "migrate_every", "swap_prio", "extra_swap", NULL };
 	const char *workload = NULL, *rng = "default", *device = "zram";
 	unsigned long long swap = 0, seed = 1, ra = 0, rb = 0;
 	unsigned int mask = 1u << 4;
 	int small = 0, aligned = 0, iters = 100, cpu = 0, cpus = 1;
 	unsigned int migrate = 0;
+	int prio = -1;
+	PyObject *extra = NULL;
 	PyObject *empty = PyTuple_New(0);
 
 	*policy = "linux-6.18";
 	*check = 0;
-	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiI", names, &workload, policy,
-					     &swap, &mask, &small, &aligned, &iters, &seed, &rng,
-					     &cpu, &ra, &rb, check, &device, &cpus, &migrate);
+	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiIiO", names, &workload,
+					     policy, &swap, &mask, &small, &aligned, &iters, &seed,
+					     &rng, &cpu, &ra, &rb, check, &device, &cpus, &migrate,
+					     &prio, &extra);
 	Py_DECREF(empty);
 	if (!ok)
 		return -1;
@@ -103,6 +106,38 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 		PyErr_Format(PyExc_ValueError, "unknown device kind '%s'", device);
 		return -1;
 	}
+	/* priorities: -1 is swapon without -p */
+	p->swap_prio = prio < 0 ? SL_PRIO_AUTO : prio;
+	if (extra && extra != Py_None) {
+		PyObject *seq = PySequence_Fast(extra, "extra_swap must be a sequence");
+		if (!seq)
+			return -1;
+		Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+		if (n > SL_MAX_SWAPFILES - 1) {
+			Py_DECREF(seq);
+			PyErr_Format(PyExc_ValueError, "at most %d swap devices", SL_MAX_SWAPFILES);
+			return -1;
+		}
+		for (Py_ssize_t i = 0; i < n; i++) {
+			unsigned long long bytes;
+			const char *kind;
+			int xp;
+			if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "Ksi", &bytes, &kind, &xp)) {
+				Py_DECREF(seq);
+				return -1;
+			}
+			p->extra[i].bytes = bytes;
+			p->extra[i].prio = xp < 0 ? SL_PRIO_AUTO : xp;
+			p->extra[i].kind = sl_device_kind(kind, &known);
+			if (!known) {
+				Py_DECREF(seq);
+				PyErr_Format(PyExc_ValueError, "unknown device kind '%s'", kind);
+				return -1;
+			}
+		}
+		p->nr_extra = (int)n;
+		Py_DECREF(seq);
+	}
 	char msg[256];
 	if (sl_wl_validate(p, msg, sizeof(msg))) {
 		PyErr_SetString(PyExc_ValueError, msg);
@@ -111,9 +146,9 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 	return 0;
 }
 
-static PyObject *iter_dict(const sl_iter_result *ir)
+static PyObject *iter_dict(const sl_iter_result *ir, int ndev)
 {
-	return Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K,s:K}", "swpout",
+	PyObject *d = Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K,s:K}", "swpout",
 			     u64_list(ir->swpout, SL_NR_ORDERS), "swpout_fallback",
 			     u64_list(ir->swpout_fallback, SL_NR_ORDERS), "swpin",
 			     u64_list(ir->swpin, SL_NR_ORDERS), "alloc_fail0",
@@ -121,6 +156,10 @@ static PyObject *iter_dict(const sl_iter_result *ir)
 			     (unsigned long long)ir->layout_hash, "inuse_pages",
 			     (unsigned long long)ir->inuse_pages, "swapped_pages",
 			     (unsigned long long)ir->swapped_pages);
+	if (d && ndev > 1 &&
+	    PyDict_SetItemString(d, "dev_inuse", u64_list(ir->dev_inuse, ndev)) < 0)
+		Py_CLEAR(d);
+	return d;
 }
 
 static PyObject *layout_bytes(const uint64_t *v, uint64_t n)
@@ -158,7 +197,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
 		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
 	PyObject *iters = PyList_New(res.iterations);
 	for (int i = 0; iters && i < res.iterations; i++)
-		PyList_SET_ITEM(iters, i, iter_dict(&res.iter[i]));
+		PyList_SET_ITEM(iters, i, iter_dict(&res.iter[i], res.ndev));
 	const sl_dev_stats *ds = &res.dev;
 	PyObject *dev = Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K}", "alloc_ok",
 				      u64_list(ds->alloc_ok, SL_NR_ORDERS), "alloc_fail",
@@ -167,11 +206,21 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
 				      (unsigned long long)ds->alloc_steal, "freed_slots",
 				      (unsigned long long)ds->freed_slots, "full_reclaim_scans",
 				      (unsigned long long)ds->full_reclaim_scans);
-	PyObject *out = Py_BuildValue("{s:N,s:N,s:d,s:K,s:K,s:K,s:N}", "iterations", iters, "layout",
-				      layout_bytes(res.layout, res.npages), "seconds", res.seconds,
-				      "max_slots", (unsigned long long)res.max_slots, "npages",
-				      (unsigned long long)res.npages, "checks",
-				      (unsigned long long)res.checks, "device", dev);
+	PyObject *devs = PyList_New(res.ndev);
+	for (int t = 0; devs && t < res.ndev; t++) {
+		const sl_dev_stats *st = &res.devst[t];
+		PyList_SET_ITEM(devs, t,
+				Py_BuildValue("{s:i,s:i,s:N,s:N,s:K}", "type", t, "prio",
+					      res.dev_prio[t], "alloc_ok",
+					      u64_list(st->alloc_ok, SL_NR_ORDERS), "alloc_fast",
+					      u64_list(st->alloc_fast, SL_NR_ORDERS), "freed_slots",
+					      (unsigned long long)st->freed_slots));
+	}
+	PyObject *out = Py_BuildValue("{s:N,s:N,s:d,s:K,s:K,s:K,s:N,s:N}", "iterations", iters,
+				      "layout", layout_bytes(res.layout, res.npages), "seconds",
+				      res.seconds, "max_slots", (unsigned long long)res.max_slots,
+				      "npages", (unsigned long long)res.npages, "checks",
+				      (unsigned long long)res.checks, "device", dev, "devices", devs);
 	sl_run_result_free(&res);
 	return out;
 }
@@ -191,10 +240,13 @@ static PyObject *py_validate(PyObject *self, PyObject *args, PyObject *kw)
 		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
 	/* a small device of the same kind tells whether the policy models it */
 	char msg[256];
-	sl_device *d = sl_device_create(SL_CLUSTER * 2, p.device, 1, pol, 0, msg, sizeof(msg));
-	if (!d)
-		return PyErr_Format(PyExc_ValueError, "%s", msg);
-	sl_device_destroy(d);
+	for (int t = 0; t <= p.nr_extra; t++) {
+		unsigned kind = t ? p.extra[t - 1].kind : p.device;
+		sl_device *d = sl_device_create(SL_CLUSTER * 2, kind, 1, pol, 0, msg, sizeof(msg));
+		if (!d)
+			return PyErr_Format(PyExc_ValueError, "%s", msg);
+		sl_device_destroy(d);
+	}
 	Py_RETURN_NONE;
 }
 

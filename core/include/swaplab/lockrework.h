@@ -47,6 +47,11 @@ uint64_t lr_steal_order0(sl_device *d, int cpu);
  * under the global cluster lock on a rotational device. */
 typedef uint64_t (*lr_ladder_fn)(sl_device *d, int cpu, int order);
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder);
+/* Its two halves on one device, for several devices (swapset.c):
+ * swap_alloc_fast() from this CPU's cursor (solid-state devices only), and
+ * swap_alloc_slow()'s step: the ladder, unless the device is full. */
+uint64_t lr_alloc_fast_dev(sl_device *d, int cpu, int order, int with_table);
+uint64_t lr_alloc_slow_dev(sl_device *d, int cpu, int order, lr_ladder_fn ladder);
 /* swap_do_scheduled_discard(): every cluster on the discard list is
  * discarded and goes to the free-list tail; returns how many. The kernel
  * runs it from a worker soon after scheduling; the model from tick() between

@@ -24,6 +24,19 @@
  *          swapoff's drain_swap_slots_cache() does; afterwards inuse_pages
  *          counts only slots with references.
  *
+ * Several devices (swapset.c): above the devices the kernel picks one by
+ * priority, and that layer differs between generations, so a policy also
+ * gives the per-device halves its generation's layer calls:
+ *   get_swap_pages  (<= 6.13) scan_swap_map_slots() or swap_alloc_cluster()
+ *          on one device: up to n slots of 2^order, order-0 ones reserved
+ *          (cache-only, for the slot cache), larger ones with count 1;
+ *   release (<= 6.13) one reserved slot back (the slot caches' flush);
+ *   alloc_fast / alloc_slow  (6.15+) swap_alloc_fast() from this device's
+ *          cursor, and cluster_alloc_swap_entry() on it;
+ *   sync_discard  (6.18.4+) swap_sync_discard()'s step on one device.
+ * A policy with none of them (the baselines) gets one device after another
+ * in priority order, large folios only the first.
+ *
  * props also carries the process-side behaviour of the generation
  * (SL_POL_SWAPIN_LARGE, SL_POL_SPLIT_ZEROPAGE, SL_POL_SPLIT_MTHP), so a
  * history run of an old kernel uses that kernel's swap-in and split rules.
@@ -54,6 +67,10 @@ enum {
 	/* Frees happen under the cluster lock that dropped the counts (6.14+
 	 * swap_entries_put_map); without it, after it is released (<= 6.13). */
 	SL_POL_FREE_UNDER_CI_LOCK = 1u << 6,
+	/* Order-0 allocations and frees pass through per-CPU slot caches
+	 * (<= 6.13, swap_slots.h); with several devices the caches sit above
+	 * them (one per CPU, not per device). */
+	SL_POL_SLOT_CACHE = 1u << 7,
 };
 
 typedef struct sl_policy {
@@ -68,6 +85,11 @@ typedef struct sl_policy {
 	int (*check)(const sl_device *d, char *msg, size_t len);
 	void (*tick)(sl_device *d);
 	void (*drain)(sl_device *d);
+	int (*get_swap_pages)(sl_device *d, int cpu, int n, uint64_t *out, int order);
+	void (*release)(sl_device *d, uint64_t off);
+	uint64_t (*alloc_fast)(sl_device *d, int cpu, int order);
+	uint64_t (*alloc_slow)(sl_device *d, int cpu, int order);
+	uint32_t (*sync_discard)(sl_device *d);
 } sl_policy;
 
 /* The registry: every policy, in history order, NULL-terminated. */

@@ -13,6 +13,13 @@
  * (check_cache_active()); inactive caches pass through to the allocator.
  * Concurrent mode: each CPU's cache under its SLOTS lock; the release
  * callback runs with the device lock held (swapcache_free_entries()).
+ *
+ * Several devices (swapset.c): one cache per CPU above them, holding swap
+ * entries (device and slot); refills come from sl_set_get_swap_pages(),
+ * every policy's free op lands in it (sl_swap_slots_free() redirects), and
+ * a flush frees the entries grouped by device (swapcache_free_entries()
+ * sorts by type when there is more than one swap device; the kernel's sort
+ * is not stable, the model's is: within a device, push order).
  */
 #ifndef SWAPLAB_SWAP_SLOTS_H
 #define SWAPLAB_SWAP_SLOTS_H
@@ -37,6 +44,7 @@ typedef struct sl_swap_slots_cache {
 
 typedef struct sl_swap_slots {
 	sl_swap_slots_cache *cpu;   /* [d->nr_cpus] */
+	struct sl_swapset *set;     /* above several devices: entries, not slots */
 	_Atomic int active;
 	int free_cache;             /* the free side exists (<= 6.13) */
 	int online_cpus;            /* for the activation thresholds */
@@ -53,5 +61,12 @@ uint64_t sl_swap_slots_alloc(sl_swap_slots *ss, sl_device *d, int cpu);
 void sl_swap_slots_free(sl_swap_slots *ss, sl_device *d, int cpu, uint64_t off);
 /* Every CPU's cached slots back to the device (drain_swap_slots_cache()). */
 void sl_swap_slots_drain(sl_swap_slots *ss, sl_device *d);
+
+/* The caches above the devices of a set. */
+int sl_swap_slots_init_set(sl_swap_slots *ss, struct sl_swapset *set);
+/* folio_alloc_swap() for order 0: an entry with count 1, or 0. */
+uint64_t sl_swap_slots_alloc_set(sl_swap_slots *ss, int cpu);
+/* A reserved entry handed to its folio (count 1). */
+void sl_swap_slots_take_set(struct sl_swapset *set, uint64_t e);
 
 #endif

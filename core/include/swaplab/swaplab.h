@@ -44,6 +44,65 @@ int sl_device_check(const sl_device *d, char *msg, size_t len);
 /* Slots in use of one cluster, and whether the device may be full (50 %). */
 int sl_vm_swap_full(const sl_device *d);
 
+/* ------------------------------------------------------------------ swapset */
+
+/* Several swap devices (swapon'ed areas) with priorities: swap_info[] and
+ * the swap_avail list. A swap entry names a device and a slot:
+ * type << SL_TYPE_SHIFT | offset, so device 0's entries are its offsets. */
+#define SL_MAX_SWAPFILES 8
+#define SL_TYPE_SHIFT 48
+#define SL_PRIO_AUTO INT32_MIN   /* swapon without -p: -2, -3, ... */
+static inline uint64_t sl_entry(int type, uint64_t off)
+{
+	return ((uint64_t)type << SL_TYPE_SHIFT) | off;
+}
+static inline int sl_entry_type(uint64_t e) { return (int)(e >> SL_TYPE_SHIFT); }
+static inline uint64_t sl_entry_off(uint64_t e) { return e & ((UINT64_C(1) << SL_TYPE_SHIFT) - 1); }
+
+struct sl_swap_slots;
+typedef struct sl_swapset {
+	int nr;                          /* devices, by type (swapon order) */
+	sl_device *dev[SL_MAX_SWAPFILES];
+	int prio[SL_MAX_SWAPFILES];      /* si->prio */
+	int avail[SL_MAX_SWAPFILES];     /* swap_avail_head: the types of the
+					    devices that are not full, highest
+					    priority first */
+	int navail;
+	int own;                         /* destroy the devices with the set */
+	const sl_policy *pol;
+	int8_t *pcp_si;                  /* [cpu * SL_NR_ORDERS + order]: 6.15+
+					    percpu_swap_cluster.si, -1 = none */
+	struct sl_swap_slots *slots;     /* per-CPU slot caches above several
+					    devices (SL_POL_SLOT_CACHE) */
+	uint64_t alloc_fail[SL_NR_ORDERS];
+} sl_swapset;
+
+/* swapon of every device, in type order: all must share policy and CPU
+ * count. prio[i] is SL_PRIO_AUTO or 0..32767. With own, the set destroys
+ * the devices. Returns NULL with a message. */
+sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int own, char *msg,
+			      size_t len);
+void sl_swapset_destroy(sl_swapset *s);
+/* folio_alloc_swap() over the devices: the entry, or 0 on failure. */
+uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order);
+/* sl_swap_put() of nr entries from e, all on e's device. */
+void sl_set_put(sl_swapset *s, int cpu, uint64_t e, uint64_t nr);
+/* Deferred work of every device (the discard workers). */
+void sl_set_tick(sl_swapset *s);
+/* Every slot a cache holds back to its device (drain_swap_slots_cache()). */
+void sl_set_drain(sl_swapset *s);
+/* Every device's invariants and the avail list's: 0 if all hold. */
+int sl_set_check(const sl_swapset *s, char *msg, size_t len);
+/* Slots in use over all devices. */
+uint64_t sl_set_inuse(const sl_swapset *s);
+/* get_swap_pages() over the devices (<= 6.13): up to n entries of `order`
+ * from the first device that has any; large folios try one device only. */
+int sl_set_get_swap_pages(sl_swapset *s, int cpu, int n, uint64_t *out, int order);
+static inline sl_device *sl_set_dev(const sl_swapset *s, uint64_t e)
+{
+	return s->dev[sl_entry_type(e)];
+}
+
 /* ------------------------------------------------------------------ rng */
 
 enum { SL_RNG_DEFAULT = 0, SL_RNG_GLIBC = 1 };
@@ -80,6 +139,13 @@ typedef struct sl_wl_params {
 	int cpus;                  /* CPUs the task may run on: cpu .. cpu+cpus-1 */
 	uint32_t migrate_every;    /* move to the next CPU every N swap allocations
 				      (0: pinned to cpu) */
+	int swap_prio;             /* the device's priority, SL_PRIO_AUTO: none */
+	int nr_extra;              /* more devices, swapon'ed after it */
+	struct sl_swap_spec {
+		uint64_t bytes;
+		unsigned kind;     /* SL_DEV_* */
+		int prio;          /* SL_PRIO_AUTO or 0..32767 */
+	} extra[SL_MAX_SWAPFILES - 1];
 } sl_wl_params;
 
 /* Fills defaults for the workload's own sizes and counts. */
@@ -144,6 +210,9 @@ enum {
 
 sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mode,
 			const sl_region_spec *reg, int nreg);
+/* The same over several devices (the set stays the caller's). */
+sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swapin_mode,
+			    const sl_region_spec *reg, int nreg);
 void sl_proc_destroy(sl_proc *p);
 /* The task moves to the next of `cpus` CPUs (from its own, round robin)
  * after every `every` swap allocations; every == 0 pins it. */
@@ -153,7 +222,7 @@ void sl_proc_dontneed(sl_proc *p, int region, uint64_t first, uint64_t n);
 void sl_proc_pageout(sl_proc *p, int region, uint64_t first, uint64_t n);
 const sl_proc_stats *sl_proc_stats_get(const sl_proc *p);
 /* The layout: one uint64 per page of every region in order, the swap
- * offset or SL_NOT_SWAPPED. `out` must hold sl_proc_npages() entries. */
+ * entry (the offset, on device 0) or SL_NOT_SWAPPED. `out` must hold sl_proc_npages() entries. */
 #define SL_NOT_SWAPPED UINT64_C(0xFFFFFFFFFFFFFFFF)
 uint64_t sl_proc_npages(const sl_proc *p);
 void sl_proc_layout(const sl_proc *p, uint64_t *out);
@@ -176,6 +245,7 @@ typedef struct sl_iter_result {
 	uint64_t layout_hash;
 	uint64_t inuse_pages;
 	uint64_t swapped_pages;    /* pages of the regions that are swapped out */
+	uint64_t dev_inuse[SL_MAX_SWAPFILES]; /* inuse_pages by device */
 } sl_iter_result;
 
 typedef struct sl_run_result {
@@ -185,7 +255,10 @@ typedef struct sl_run_result {
 	uint64_t npages;
 	uint64_t max_slots;
 	double seconds;            /* wall time of the run */
-	sl_dev_stats dev;
+	sl_dev_stats dev;          /* summed over the devices */
+	int ndev;
+	sl_dev_stats devst[SL_MAX_SWAPFILES];
+	int dev_prio[SL_MAX_SWAPFILES];   /* as swapon set them */
 	uint64_t checks;           /* invariant checks performed */
 } sl_run_result;
 

@@ -117,6 +117,7 @@ typedef struct sl_dev_stats {
 
 struct sl_policy;
 struct sl_locks;
+struct sl_swapset;
 
 typedef struct sl_device {
 	/* read-mostly: every operation reads these */
@@ -136,6 +137,8 @@ typedef struct sl_device {
 				   slot, SL_SHADOW_TAIL on its other slots */
 	uint64_t nr_bad;          /* header, bad and padding slots */
 	struct sl_locks *lk;      /* concurrent mode (locks.h), else NULL */
+	struct sl_swapset *set;   /* the swap devices it belongs to, or NULL */
+	int type;                 /* its index there (swp_type()) */
 	/* written by every allocation and free: a line of its own */
 	_Alignas(SL_CACHELINE) _Atomic uint64_t inuse_pages; /* allocated +
 				   cache-only slots; atomic for the concurrent mode */
