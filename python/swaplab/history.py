@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from . import __version__, _core
 from .model import run_model
-from .params import ParamError, WorkloadParams, add_workload_options, check_policy_name, params_from_args
+from .params import ParamError, WorkloadParams, format_size, add_workload_options, check_policy_name, params_from_args
 from .results import check_writable, machine_info, write_json
 from . import report
 
@@ -148,8 +148,12 @@ def describe(h: dict) -> str:
     p = h["params"]
     size = (f"{p['swap_bytes'] // (1 << 20)}M" if p["swap_bytes"] % (1 << 20) == 0
             else f"{p['swap_bytes'] // 1024}K")
-    parts = [h["workload"], f"{p.get('device', 'zram')} swap {size}",
-             "mTHP " + ",".join(report.size_label(kb) for kb in h["sizes_kb"])]
+    swap = f"{p.get('device', 'zram')} swap {size}"
+    if p.get("swap_prio", -1) >= 0:
+        swap += f" prio {p['swap_prio']}"
+    for x in p.get("extra_swap", []):
+        swap += f" + {x['kind']} {format_size(x['bytes'])}" + (f" prio {x['prio']}" if x["prio"] >= 0 else "")
+    parts = [h["workload"], swap, "mTHP " + ",".join(report.size_label(kb) for kb in h["sizes_kb"])]
     if p["small_folios"]:
         parts.append("-s")
     if p["aligned_swapin"]:

@@ -14,4 +14,7 @@ def run_model(wp: WorkloadParams, policy: str = "linux-6.18", check: int = 0) ->
                        final_hash=_core.layout_hash(layout), seconds=raw["seconds"],
                        extra={"device": dict(raw["device"], max_slots=raw["max_slots"]),
                               "invariant_checks": raw["checks"]})
+    if len(raw["devices"]) > 1:
+        kinds = [(wp.swap_bytes, wp.device)] + [(x["bytes"], x["kind"]) for x in wp.extra_swap]
+        res["swap_devices"] = [dict(d, bytes=b, kind=k) for d, (b, k) in zip(raw["devices"], kinds)]
     return res, layout

@@ -105,6 +105,8 @@ class WorkloadParams:
     device: str = "zram"
     cpus: int = 1
     migrate_every: int = 0
+    swap_prio: int = -1            # swapon -p; -1: none (-2, -3, ... in swapon order)
+    extra_swap: list = field(default_factory=list)  # [{"bytes", "kind", "prio"}], swapon'ed after
 
     def core_kwargs(self) -> dict:
         mask = 0
@@ -114,10 +116,15 @@ class WorkloadParams:
                     small_folios=self.small_folios, aligned_swapin=self.aligned_swapin,
                     iterations=self.iterations, seed=self.seed, rng=self.rng, cpu=self.cpu,
                     region_a_bytes=self.region_a_bytes, region_b_bytes=self.region_b_bytes,
-                    device=self.device, cpus=self.cpus, migrate_every=self.migrate_every)
+                    device=self.device, cpus=self.cpus, migrate_every=self.migrate_every,
+                    swap_prio=self.swap_prio,
+                    extra_swap=[(x["bytes"], x["kind"], x["prio"]) for x in self.extra_swap])
 
     def as_json(self) -> dict:
         d = asdict(self)
+        if self.swap_prio < 0 and not self.extra_swap:
+            # one device without a priority: the parameters of every run before
+            del d["swap_prio"], d["extra_swap"]
         d["mthp_sizes"] = [f"{kb}K" if kb < 1024 else f"{kb // 1024}M" for kb in self.mthp_kb]
         return d
 
@@ -135,6 +142,33 @@ def check_policy_name(name: str) -> None:
 
 
 DEVICE_KINDS = ["zram", "ssd", "ssd-discard", "hdd", "file"]
+MAX_SWAPFILES = 8
+MAX_PRIO = 32767
+
+
+def parse_swap_spec(text: str) -> dict:
+    """--add-swap SIZE[:KIND[:PRIO]] -> {"bytes", "kind", "prio"} (prio -1: none)."""
+    parts = (text or "").split(":")
+    if len(parts) > 3:
+        raise ParamError(f"--add-swap '{text}' is not SIZE[:KIND[:PRIO]] (example: 64M:ssd:5)")
+    b = check_swap_size(parse_size(parts[0], "--add-swap size"), parts[0].strip(), "--add-swap size")
+    kind = parts[1].strip() if len(parts) > 1 and parts[1].strip() else "zram"
+    if kind not in DEVICE_KINDS:
+        raise ParamError(f"--add-swap '{text}': unknown device kind '{kind}' (known: {', '.join(DEVICE_KINDS)})")
+    prio = -1
+    if len(parts) > 2:
+        prio = parse_count(parts[2].strip(), "--add-swap priority", 0, MAX_PRIO)
+    return {"bytes": b, "kind": kind, "prio": prio}
+
+
+def check_swap_size(b: int, text: str, what: str = "swap size") -> int:
+    if b > MAX_SWAP:
+        raise ParamError(f"{what} {text} is larger than the model supports here (16T)")
+    if b < CLUSTER_BYTES:
+        raise ParamError(f"{what} {text} is smaller than one cluster (2M)")
+    if b % PAGE:
+        raise ParamError(f"{what} {text} is not a multiple of 4K")
+    return b
 
 
 def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> None:
@@ -157,18 +191,23 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
                    help="model only: move the task to the next CPU every N swap allocations (default 0: pinned)")
     p.add_argument("--device", default="zram", choices=DEVICE_KINDS,
                    help="swap device kind the model uses (default zram; the kernel harness runs zram only)")
+    p.add_argument("--swap-prio", default=None,
+                   help="model only: the device's swap priority, 0..32767 (default: none, as swapon without -p)")
+    p.add_argument("--add-swap", action="append", default=[], metavar="SIZE[:KIND[:PRIO]]",
+                   help="model only: one more swap device, swapon'ed after the first (repeatable, "
+                        f"{MAX_SWAPFILES} devices in all; example: 64M:ssd:5)")
 
 
 def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     check_workload_name(workload)
     wp = WorkloadParams(workload=workload)
-    wp.swap_bytes = parse_size(a.swap_size, "--swap-size")
-    if wp.swap_bytes > MAX_SWAP:
-        raise ParamError(f"swap size {a.swap_size} is larger than the model supports here (16T)")
-    if wp.swap_bytes < CLUSTER_BYTES:
-        raise ParamError(f"swap size {a.swap_size} is smaller than one cluster (2M)")
-    if wp.swap_bytes % PAGE:
-        raise ParamError(f"swap size {a.swap_size} is not a multiple of 4K")
+    wp.swap_bytes = check_swap_size(parse_size(a.swap_size, "--swap-size"), a.swap_size)
+    if getattr(a, "swap_prio", None) is not None:
+        wp.swap_prio = parse_count(a.swap_prio, "--swap-prio", 0, MAX_PRIO)
+    extra = getattr(a, "add_swap", None) or []
+    if len(extra) > MAX_SWAPFILES - 1:
+        raise ParamError(f"--add-swap given {len(extra)} times: the model takes {MAX_SWAPFILES} swap devices in all")
+    wp.extra_swap = [parse_swap_spec(x) for x in extra]
     wp.mthp_kb = parse_mthp(a.mthp)
     wp.small_folios = bool(a.small_folios)
     wp.aligned_swapin = bool(a.aligned_swapin)

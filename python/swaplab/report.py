@@ -36,6 +36,12 @@ def print_summary(res: dict, out=sys.stdout) -> None:
         print(f"summary {size_label(kb)}: mean fallback {s['mean_fallback_pct']:.2f}%, "
               f"max {s['max_fallback_pct']:.2f}%, last 10 {s['last10_mean_fallback_pct']:.2f}%, "
               f"swpout {s['swpout']}, fallback {s['swpout_fallback']}", file=out)
+    for d in res.get("swap_devices", []):
+        ok = d["alloc_ok"]
+        print(f"swap device {d['type']} ({d['kind']}, {d['bytes'] // (1 << 20)}M, prio {d['prio']}): "
+              f"{ok[0]} order-0 and {sum(ok[1:])} large allocations, "
+              f"{res['iterations'][-1]['inuse_pages_by_device'][d['type']]} slots in use at the end",
+              file=out)
     print(f"layout hash {res['layout']['hash']} over {res['layout']['npages']} pages, "
           f"{res['seconds'] * 1000:.1f} ms", file=out)
 

@@ -55,6 +55,8 @@ def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, 
               "other_pages": (r["inuse_pages"] - r["swapped_pages"]
                               if r.get("inuse_pages") is not None and r.get("swapped_pages") is not None
                               else None)}
+        if r.get("dev_inuse") is not None:
+            it["inuse_pages_by_device"] = r["dev_inuse"]
         iters.append(it)
     res = {
         "schema": SCHEMA,

@@ -85,6 +85,23 @@ BAD = [
     (["kernel", "run", "thp-swap-v1", "--cpus", "4", "--migrate-every", "8"],
      "swaplab kernel run: error: the kernel harness pins its task to one CPU; --cpus and --migrate-every "
      "are for the model only"),
+    (["run", "thp-swap-v1", "--add-swap", "1M"],
+     "swaplab run: error: --add-swap size 1M is smaller than one cluster (2M)"),
+    (["run", "thp-swap-v1", "--add-swap", "64M:floppy"],
+     "swaplab run: error: --add-swap '64M:floppy': unknown device kind 'floppy' (known: zram, ssd, "
+     "ssd-discard, hdd, file)"),
+    (["run", "thp-swap-v1", "--add-swap", "64M:ssd:32768"],
+     "swaplab run: error: --add-swap priority 32768 is outside 0..32767"),
+    (["run", "thp-swap-v1", "--add-swap", "64M:ssd:5:1"],
+     "swaplab run: error: --add-swap '64M:ssd:5:1' is not SIZE[:KIND[:PRIO]] (example: 64M:ssd:5)"),
+    (["run", "thp-swap-v1", "--swap-prio", "-3"], "swaplab run: error: --swap-prio -3 is negative"),
+    (["run", "thp-swap-v1"] + ["--add-swap", "4M"] * 8,
+     "swaplab run: error: --add-swap given 8 times: the model takes 8 swap devices in all"),
+    (["run", "thp-swap-v1", "--policy", "linux-6.12", "--add-swap", "64M:hdd"],
+     "swaplab run: error: policy linux-6.12 does not model this device kind (hdd)"),
+    (["kernel", "run", "thp-swap-v1", "--add-swap", "64M"],
+     "swaplab kernel run: error: the kernel harness swaps to one zram device of its own; --add-swap and "
+     "--swap-prio are for the model only"),
     (["kernel", "run", "thp-swap-v1", "--device", "hdd"],
      "swaplab kernel run: error: the kernel harness swaps to its own zram device; --device hdd is for "
      "the model only"),
