@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/scan_hdd.h"
 #include "swaplab/cluster.h"
 #include "swaplab/scan_classic.h"
 
@@ -355,6 +356,9 @@ static int nonfull_check(const sl_device *d, char *msg, size_t len)
 	return sc_check_bits(&s->sc.si, d, "nonfull-2024", msg, len);
 }
 
+/* A rotational device: no cluster_info, the HDD scan (scan_hdd.c). */
+static const sl_policy rotational = SL_HDD_CLASSIC_POLICY("nonfull-2024", 0, hd_free_slots);
+
 const sl_policy sl_policy_nonfull_2024 = {
 	.name = "nonfull-2024",
 	.summary = "June 2024 v2 series on 6.10: cluster states, per-order nonfull lists before free; slot caches",
@@ -368,4 +372,5 @@ const sl_policy sl_policy_nonfull_2024 = {
 	.release = sc_swap_entry_free,
 	.check = nonfull_check,
 	.drain = sc_drain_swap_slots,
+	.rotational = &rotational,
 };

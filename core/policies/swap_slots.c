@@ -42,7 +42,7 @@ static void release_all(sl_swap_slots *ss, sl_device *d, const uint64_t *slots, 
 		for (int t = 0; t < set->nr; t++)
 			for (int i = 0; i < n; i++)
 				if (sl_entry_type(slots[i]) == t)
-					set->pol->release(set->dev[t], sl_entry_off(slots[i]));
+					set->dev[t]->pol->release(set->dev[t], sl_entry_off(slots[i]));
 		return;
 	}
 	sl_dev_lock(d);

@@ -44,6 +44,7 @@
  */#include <stdio.h>
 #include <stdlib.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/scan_hdd.h"
 #include "swaplab/cluster.h"
 #include "swaplab/scan_classic.h"
 
@@ -172,6 +173,9 @@ static int v6_10_check(const sl_device *d, char *msg, size_t len)
  * (free_swap_and_cache_nr() / swap_free()): every slot whose last reference
  * went away, one at a time in ascending order, through free_swap_slot() -
  * 64 KiB ranges included. Drain: drain_swap_slots_cache() (swapoff). */
+/* A rotational device: no cluster_info, the HDD scan (scan_hdd.c). */
+static const sl_policy rotational = SL_HDD_CLASSIC_POLICY("linux-6.10", 0, hd_free_slots);
+
 const sl_policy sl_policy_v6_10 = {
 	.name = "linux-6.10",
 	.summary = "Linux 6.10: per-CPU per-order cursors, mTHP from free clusters only, order-0 linear scan; slot caches",
@@ -185,4 +189,5 @@ const sl_policy sl_policy_v6_10 = {
 	.release = sc_swap_entry_free,
 	.check = v6_10_check,
 	.drain = sc_drain_swap_slots,
+	.rotational = &rotational,
 };

@@ -28,6 +28,7 @@
  */
 #include <stdlib.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/scan_hdd.h"
 #include "swaplab/cluster.h"
 #include "swaplab/swap_slots.h"
 #include "swaplab/locks.h"
@@ -300,6 +301,9 @@ static void v6_12_drain(sl_device *d)
 	sl_swap_slots_drain(&st(d)->slots, d);
 }
 
+/* A rotational device: no cluster_info, the HDD scan (scan_hdd.c). */
+static const sl_policy rotational = SL_HDD_CLASSIC_POLICY("linux-6.12", SL_POL_SPLIT_ZEROPAGE, hd_free_range_direct);
+
 const sl_policy sl_policy_v6_12 = {
 	.name = "linux-6.12",
 	.summary = "Linux 6.12: free list first, full-cluster reclaim, nonfull, frag, order-0 steal; slot caches",
@@ -312,4 +316,5 @@ const sl_policy sl_policy_v6_12 = {
 	.drain = v6_12_drain,
 	.get_swap_pages = v6_12_get_swap_pages,
 	.release = release_slot,
+	.rotational = &rotational,
 };

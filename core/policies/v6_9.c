@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/scan_hdd.h"
 #include "swaplab/cluster.h"
 #include "swaplab/swap_slots.h"
 #include "swaplab/scan_classic.h"
@@ -495,6 +496,9 @@ static int v6_9_check(const sl_device *d, char *msg, size_t len)
 	return v6_9_check_caches(d, msg, len);
 }
 
+/* A rotational device: no cluster_info, the HDD scan (scan_hdd.c). */
+static const sl_policy rotational = SL_HDD_CLASSIC_POLICY("linux-6.9", SL_POL_SPLIT_MTHP, hd_free_slots);
+
 const sl_policy sl_policy_v6_9 = {
 	.name = "linux-6.9",
 	.summary = "Linux <=6.9: per-CPU cluster, swap_map scan with random 64 MiB jumps, "
@@ -509,4 +513,5 @@ const sl_policy sl_policy_v6_9 = {
 	.release = swap_entry_free,
 	.check = v6_9_check,
 	.drain = v6_9_drain,
+	.rotational = &rotational,
 };

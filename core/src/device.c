@@ -30,6 +30,9 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 		snprintf(msg, len, "cpu count %d is outside 1..%d", nr_cpus, SL_MAX_CPUS);
 		return NULL;
 	}
+	/* <= 6.13 rotational: no cluster_info, the HDD scan of the generation */
+	if (!(flags & SL_DEV_SOLIDSTATE) && pol->rotational)
+		pol = pol->rotational;
 	sl_device *d = aligned_alloc(_Alignof(sl_device), sizeof(*d));
 	if (!d)
 		goto oom;

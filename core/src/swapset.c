@@ -85,7 +85,9 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 		return NULL;
 	}
 	for (int t = 0; t < n; t++) {
-		if (dev[t]->pol != dev[0]->pol || dev[t]->nr_cpus != dev[0]->nr_cpus || dev[t]->set) {
+		/* one generation: a rotational device may have its own table */
+		if (strcmp(dev[t]->pol->name, dev[0]->pol->name) || dev[t]->nr_cpus != dev[0]->nr_cpus ||
+		    dev[t]->set) {
 			snprintf(msg, len, "swap device %d differs in policy or CPUs, or has a set", t);
 			return NULL;
 		}
@@ -183,7 +185,7 @@ static int try_get_swap_pages(sl_swapset *s, int t, void *ctx)
 	gsp_ctx *g = ctx;
 	sl_device *d = s->dev[t];
 
-	g->got = s->pol->get_swap_pages(d, g->cpu, g->n, g->out, g->order);
+	g->got = d->pol->get_swap_pages(d, g->cpu, g->n, g->out, g->order);
 	for (int i = 0; i < g->got; i++)
 		g->out[i] = sl_entry(t, g->out[i]);
 	/* stop at the first device that gave anything; a large folio tries
@@ -217,7 +219,7 @@ typedef struct slow_ctx {
 static int try_alloc_slow(sl_swapset *s, int t, void *ctx)
 {
 	slow_ctx *c = ctx;
-	uint64_t off = s->pol->alloc_slow(s->dev[t], c->cpu, c->order);
+	uint64_t off = s->dev[t]->pol->alloc_slow(s->dev[t], c->cpu, c->order);
 
 	if (off)
 		c->e = sl_entry(t, off);
@@ -229,7 +231,7 @@ static int try_alloc_slow(sl_swapset *s, int t, void *ctx)
 static int try_alloc(sl_swapset *s, int t, void *ctx)
 {
 	slow_ctx *c = ctx;
-	uint64_t off = s->pol->alloc(s->dev[t], c->cpu, c->order);
+	uint64_t off = s->dev[t]->pol->alloc(s->dev[t], c->cpu, c->order);
 
 	if (off)
 		c->e = sl_entry(t, off);
@@ -244,7 +246,7 @@ static uint64_t folio_alloc_swap_lr(sl_swapset *s, int cpu, int order)
 	slow_ctx c = { .cpu = cpu, .order = order };
 
 	if (t >= 0 && (s->dev[t]->flags & SL_DEV_SOLIDSTATE)) {
-		uint64_t off = s->pol->alloc_fast(s->dev[t], cpu, order);
+		uint64_t off = s->dev[t]->pol->alloc_fast(s->dev[t], cpu, order);
 		if (off)
 			return sl_entry(t, off);
 	}
@@ -259,7 +261,7 @@ static int swap_sync_discard(sl_swapset *s)
 	uint32_t n = 0;
 
 	for (int i = 0; i < s->navail; i++)
-		n += s->pol->sync_discard(s->dev[s->avail[i]]);
+		n += s->dev[s->avail[i]]->pol->sync_discard(s->dev[s->avail[i]]);
 	return n > 0;
 }
 
@@ -305,8 +307,8 @@ void sl_set_put(sl_swapset *s, int cpu, uint64_t e, uint64_t nr)
 void sl_set_tick(sl_swapset *s)
 {
 	for (int t = 0; t < s->nr; t++)
-		if (s->pol->tick)
-			s->pol->tick(s->dev[t]);
+		if (s->dev[t]->pol->tick)
+			s->dev[t]->pol->tick(s->dev[t]);
 }
 
 void sl_set_drain(sl_swapset *s)
@@ -314,8 +316,8 @@ void sl_set_drain(sl_swapset *s)
 	if (s->slots)
 		sl_swap_slots_drain(s->slots, s->dev[0]);
 	for (int t = 0; t < s->nr; t++)
-		if (s->pol->drain)
-			s->pol->drain(s->dev[t]);
+		if (s->dev[t]->pol->drain)
+			s->dev[t]->pol->drain(s->dev[t]);
 	if (s->nr > 1)
 		sync_avail(s);
 }

@@ -56,8 +56,8 @@ static uint64_t run_policy(const sl_policy *pol, unsigned kind, uint64_t slots, 
 				live[v] = live[--nlive];
 			}
 		}
-		if (pol->tick && sl_rng_below(&rng, 64) == 0)
-			pol->tick(d); /* deferred work now and then */
+		if (d->pol->tick && sl_rng_below(&rng, 64) == 0)
+			d->pol->tick(d); /* deferred work now and then */
 		if (i < 20000 || i % 512 == 0) {
 			if (sl_device_check(d, msg, sizeof(msg))) {
 				t_failed_checks++;
@@ -71,10 +71,11 @@ static uint64_t run_policy(const sl_policy *pol, unsigned kind, uint64_t slots, 
 		nlive--;
 		sl_swap_put(d, 0, live[nlive].off, live[nlive].nr);
 	}
-	if (pol->drain)
-		pol->drain(d); /* slot caches give back what they hold */
-	if (pol->tick)
-		pol->tick(d);
+	/* d->pol: a rotational device of a <= 6.13 generation has its own table */
+	if (d->pol->drain)
+		d->pol->drain(d); /* slot caches give back what they hold */
+	if (d->pol->tick)
+		d->pol->tick(d);
 	CHECK_EQ(d->inuse_pages, 0);
 	CHECK_INVARIANTS(d);
 	free(live);

@@ -305,11 +305,13 @@ TEST(swapset_property_every_policy)
 	const unsigned solid[] = { SL_DEV_ZRAM, SL_DEV_ZRAM, SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE };
 	const unsigned mixed[] = { SL_DEV_BLKDEV, SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD,
 				   SL_DEV_SOLIDSTATE };
+	const unsigned rotational[] = { SL_DEV_BLKDEV, SL_DEV_ZRAM, SL_DEV_BLKDEV };
 	uint64_t scale = getenv("SWAPLAB_SLOW_TESTS") ? 10 : 1;
 
 	for (int i = 0; sl_policies[i]; i++) {
 		const char *name = sl_policies[i]->name;
 		CHECK(set_property(name, solid, 40000 * scale) > 10000);
+		CHECK(set_property(name, rotational, 40000 * scale) > 10000);
 		uint64_t a = set_property(name, mixed, 40000 * scale);
 		/* the 6.14+ generations and the baselines model every kind */
 		if (sl_policies[i]->alloc_slow || !sl_policies[i]->get_swap_pages)

@@ -76,3 +76,22 @@ def test_cli_writes_devices(cli, tmp_path):
     assert [(d["type"], d["kind"], d["prio"]) for d in devs] == [(0, "zram", 5), (1, "ssd", 5), (2, "zram", -2)]
     assert len(res["iterations"][0]["inuse_pages_by_device"]) == 3
     assert "swap device 1 (ssd, 32M, prio 5)" in p.stdout
+
+
+@pytest.mark.parametrize("policy,pct", [("linux-6.9", 100.0), ("linux-6.10", 100.0), ("nonfull-2024", 100.0),
+                                        ("linux-6.12", 100.0), ("linux-6.15", 0.0), ("linux-6.18", 0.0)])
+def test_rotational_device_has_no_mthp_before_6_14(policy, pct):
+    # up to 6.13 a rotational device has no cluster_info: the HDD scan,
+    # order 0 only; the 6.14 lock rework gave it clusters (and mTHP)
+    wp = WorkloadParams(workload="thp-swap-v1", iterations=10, device="hdd")
+    res, _ = run_model(wp, policy, check=1)
+    assert res["summary"]["64"]["mean_fallback_pct"] == pct
+
+
+def test_rotational_and_solid_state_devices_together():
+    # linux-6.12 with an hdd of priority 5 above a zram device: the hdd takes
+    # order 0 (no mTHP there), every large folio fails on it (first device only)
+    res = run("linux-6.12", swap_prio=1, extra=[(64 * MiB, "hdd", 5)], iterations=5)
+    hdd = res["swap_devices"][1]
+    assert hdd["kind"] == "hdd" and sum(hdd["alloc_ok"][1:]) == 0 and hdd["alloc_ok"][0] > 0
+    assert res["summary"]["64"]["mean_fallback_pct"] == 100.0

@@ -90,6 +90,10 @@ typedef struct sl_policy {
 	uint64_t (*alloc_fast)(sl_device *d, int cpu, int order);
 	uint64_t (*alloc_slow)(sl_device *d, int cpu, int order);
 	uint32_t (*sync_discard)(sl_device *d);
+	/* <= 6.13: the same generation on a rotational device, which has no
+	 * cluster_info and so another allocator (scan_hdd.h); the device
+	 * takes this table at creation. */
+	const struct sl_policy *rotational;
 } sl_policy;
 
 /* The registry: every policy, in history order, NULL-terminated. */

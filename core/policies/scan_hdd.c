@@ -1,0 +1,232 @@
+/*
+ * scan_hdd.c - scan_swap_map_slots() on a device without cluster_info,
+ * <= 6.13 (swaplab/scan_hdd.h). Kernel functions modelled:
+ * scan_swap_map_slots (the non-SSD branches), set_cluster_next (rotational:
+ * si->cluster_next), swap_range_alloc / swap_range_free (the bounds, shared
+ * with scan_classic.c), get_swap_pages for one device, swap_entry_free, and
+ * the slot caches of swap_slots.c on top.
+ */
+#include <stdlib.h>
+#include <stdio.h>
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/swap_slots.h"
+#include "swaplab/scan_classic.h"
+#include "swaplab/scan_hdd.h"
+
+#define LATENCY_LIMIT 256
+
+typedef struct hd_state {
+	sc_swap_info si;           /* lowest_bit / highest_bit */
+	uint64_t cluster_next;     /* si->cluster_next: where the next scan starts */
+	uint32_t cluster_nr;       /* si->cluster_nr: slots left in this run */
+	sl_swap_slots slots;
+} hd_state;
+
+static hd_state *hd(const sl_device *d) { return d->pstate; }
+
+/* The model's list bookkeeping for cluster c (the kernel has none here). */
+static void hd_relist(sl_device *d, uint32_t c)
+{
+	const sl_cluster *ci = &d->ci[c];
+	int list = ci->count == 0 ? SL_LIST_FREE : ci->count == SL_CLUSTER ? SL_LIST_FULL
+									   : SL_LIST_NONFULL(0);
+	int flag = ci->count == 0 ? SL_CF_FREE : ci->count == SL_CLUSTER ? SL_CF_FULL
+									 : SL_CF_NONFULL;
+
+	if (ci->flags != flag)
+		sli_move_cluster(d, c, list, flag);
+}
+
+/* A free slot. A cache-only one (vm_swap_full) would reach `checks`, where
+ * __try_to_reclaim_swap() finds no folio behind a slot-cache slot: passed
+ * over, as here. */
+static int hd_offset_available(const sl_device *d, uint64_t off)
+{
+	return d->map[off] == SL_SLOT_FREE;
+}
+
+/* scan_swap_map_slots() - <= 6.13, device without cluster_info: up to nr
+ * order-0 slots, reserved for the swap cache. The gotos are the kernel's. */
+static int hd_scan_swap_map_slots(sl_device *d, int nr, uint64_t *slots)
+{
+	hd_state *h = hd(d);
+	uint64_t offset, scan_base, last_in_cluster, scan_limit;
+	int n_ret = 0, latency_ration = LATENCY_LIMIT, scanned_many = 0;
+
+	scan_base = offset = h->cluster_next;
+	if (!h->cluster_nr--) {
+		/* the run is used up: start a new one */
+		if (d->pages - d->inuse_pages < SL_CLUSTER) {
+			h->cluster_nr = SL_CLUSTER - 1;
+			goto checks;
+		}
+		/* seeks are expensive: the first 512 free slots in a row from
+		 * the start of the device (unaligned) */
+		scan_base = offset = h->si.lowest_bit;
+		last_in_cluster = offset + SL_CLUSTER - 1;
+		for (; last_in_cluster <= h->si.highest_bit; offset++) {
+			if (d->map[offset]) {
+				last_in_cluster = offset + SL_CLUSTER;
+			} else if (offset == last_in_cluster) {
+				offset -= SL_CLUSTER - 1;
+				h->cluster_next = offset;
+				h->cluster_nr = SL_CLUSTER - 1;
+				goto checks;
+			}
+			if (--latency_ration < 0)
+				latency_ration = LATENCY_LIMIT; /* cond_resched() */
+		}
+		offset = scan_base;
+		h->cluster_nr = SL_CLUSTER - 1;
+	}
+
+checks:
+	if (!h->si.highest_bit)
+		goto no_page;
+	if (offset > h->si.highest_bit)
+		scan_base = offset = h->si.lowest_bit;
+	if (d->map[offset]) {
+		if (!n_ret)
+			goto scan;
+		goto done;
+	}
+	sli_reserve_range(d, offset, 1);
+	hd_relist(d, sli_cluster_of(offset));
+	sc_swap_range_alloc(&h->si, d, offset, 1);
+	slots[n_ret++] = offset;
+	if (n_ret == nr || offset >= h->si.highest_bit)
+		goto done;
+	if (--latency_ration < 0)
+		goto done; /* time to take a break (n_ret > 0) */
+	/* still more slots in this run? */
+	if (h->cluster_nr && !d->map[++offset]) {
+		--h->cluster_nr;
+		goto checks;
+	}
+	/* else a short scan forward under the lock */
+	if (!scanned_many) {
+		scan_limit = offset < scan_base ? scan_base : h->si.highest_bit;
+		for (; offset <= scan_limit && --latency_ration > 0; offset++)
+			if (!d->map[offset])
+				goto checks;
+	}
+done:
+	h->cluster_next = offset + 1; /* set_cluster_next(), rotational */
+	return n_ret;
+
+scan:
+	while (++offset <= h->si.highest_bit) {
+		if (--latency_ration < 0) {
+			latency_ration = LATENCY_LIMIT;
+			scanned_many = 1;
+		}
+		if (hd_offset_available(d, offset))
+			goto checks;
+	}
+	offset = h->si.lowest_bit;
+	while (offset < scan_base) {
+		if (--latency_ration < 0) {
+			latency_ration = LATENCY_LIMIT;
+			scanned_many = 1;
+		}
+		if (hd_offset_available(d, offset))
+			goto checks;
+		offset++;
+	}
+no_page:
+	return n_ret;
+}
+
+int hd_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
+{
+	(void)cpu;
+	/* no cluster_info: no large folio, not even a PMD one */
+	if (order > 0 || d->inuse_pages >= d->pages || !hd(d)->si.highest_bit)
+		return 0;
+	if ((uint64_t)n > d->pages - d->inuse_pages)
+		n = (int)(d->pages - d->inuse_pages);
+	return hd_scan_swap_map_slots(d, n, out);
+}
+
+static int hd_get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
+{
+	return hd_get_swap_pages(d, cpu, n, out, 0);
+}
+
+/* swap_entry_free() - <= 6.13: a cache-only slot back. */
+void hd_release(sl_device *d, uint64_t off)
+{
+	sli_release_range(d, off, 1);
+	hd_relist(d, sli_cluster_of(off));
+	sc_swap_range_free(&hd(d)->si, off, 1);
+}
+
+uint64_t hd_folio_alloc_swap(sl_device *d, int cpu, int order)
+{
+	if (order > 0)
+		return 0;
+	return sl_swap_slots_alloc(&hd(d)->slots, d, cpu);
+}
+
+void hd_free_slots(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		sl_swap_slots_free(&hd(d)->slots, d, cpu, off + i);
+}
+
+void hd_free_range_direct(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	if (nr == 1) {
+		sl_swap_slots_free(&hd(d)->slots, d, cpu, off);
+		return;
+	}
+	sli_release_range(d, off, nr);
+	hd_relist(d, sli_cluster_of(off));
+	sc_swap_range_free(&hd(d)->si, off, nr);
+}
+
+void hd_drain(sl_device *d)
+{
+	sl_swap_slots_drain(&hd(d)->slots, d);
+}
+
+/* swapon, rotational: lowest_bit 1, cluster_next 1, no per-CPU bases. */
+int hd_init(sl_device *d)
+{
+	hd_state *h;
+
+	if (d->flags & (SL_DEV_SOLIDSTATE | SL_DEV_DISCARD))
+		return -1;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -1;
+	d->pstate = h;
+	h->si.lowest_bit = 1;
+	h->si.highest_bit = d->max - 1;
+	h->cluster_next = 1;
+	sli_setup_clusters(d, 1);
+	return sl_swap_slots_init(&h->slots, d, 1, hd_get_swap_pages0, hd_release);
+}
+
+void hd_fini(sl_device *d)
+{
+	sl_swap_slots_fini(&hd(d)->slots);
+	free(d->pstate);
+	d->pstate = NULL;
+}
+
+int hd_check(const sl_device *d, char *msg, size_t len)
+{
+	for (uint32_t c = 0; c < d->nr_clusters; c++) {
+		const sl_cluster *ci = &d->ci[c];
+		int want = ci->count == 0 ? SL_CF_FREE : ci->count == SL_CLUSTER ? SL_CF_FULL
+										 : SL_CF_NONFULL;
+		if (ci->flags != want || ci->order != 0) {
+			snprintf(msg, len, "hdd: cluster %u with count %u has flag %u order %u", c,
+				 ci->count, ci->flags, ci->order);
+			return -1;
+		}
+	}
+	return sc_check_bits(&hd(d)->si, d, "hdd", msg, len);
+}
