@@ -53,7 +53,7 @@
  * allocates there as in the kernel (order mismatch: WARN_ONCE only), so
  * large allocations are not guaranteed their cluster's order.
  *
- * Simplifications: as v6_10.c (one non-rotational device without discard,
+ * Simplifications: as v6_10.c (no discard, rotational devices in scan_hdd.c,
  * single-threaded, slot-cache slots never reclaimable, fixed-seed random
  * scan bases).
  */

@@ -5,8 +5,8 @@
  * (linux-6.9, linux-6.10, nonfull-2024), and the 6.10 scan_swap_map_slots()
  * with get_swap_pages(), swap_entry_free() and the slot-cache glue
  * (linux-6.10, nonfull-2024). The generation's cluster step comes in through
- * sc_ops. Simplifications as in v6_10.c: one non-rotational device without
- * discard, si->lock never dropped, slot-cache slots never reclaimable.
+ * sc_ops. Simplifications as in v6_10.c: a non-rotational device without
+ * discard (rotational ones: scan_hdd.c), si->lock never dropped, slot-cache slots never reclaimable.
  */
 #include <stdio.h>
 #include <stdlib.h>

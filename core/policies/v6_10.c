@@ -32,7 +32,9 @@
  * else. ci->order is written by the shared primitives but never read here.
  *
  * Simplifications (docs/policies/linux-6.10.md):
- *  - one non-rotational device without discard: init refuses the others;
+ *  - no discard (init refuses a discarding device); a rotational device
+ *    takes the HDD scan instead (scan_hdd.c, the `rotational` table);
+ *    several devices: swapset.c;
  *  - single-threaded: si->lock is never dropped, the latency breaks
  *    (cond_resched) only count, nothing changes while they "sleep";
  *  - no folio sits in the swap cache between calls, so the only cache-only

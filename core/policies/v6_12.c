@@ -22,7 +22,7 @@
  * Frag counter: frag_cluster_nr[order] counts exactly the clusters on
  * frag[order] (every move onto or off that list adjusts it), so the model
  * reads the list length.
- * Simplifications: one non-rotational device without discard; no folio
+ * Simplifications: no discard (rotational devices: scan_hdd.c); no folio
  * sits in the swap cache between calls, so cache-only slots are those the
  * slot caches hold, which reclaim cannot free (no folio behind them).
  */

@@ -33,7 +33,8 @@
  * reproducible and independent of the workload's seed.
  *
  * Simplifications (docs/policies/linux-6.9.md):
- *  - one device, non-rotational, no discard: init refuses other devices;
+ *  - no discard: init refuses a discarding device; a rotational one takes
+ *    the HDD scan (scan_hdd.c); several devices: swapset.c;
  *  - single-threaded: si->lock is never dropped, so LATENCY_LIMIT only
  *    steers the batch and scan limits (modelled), never a reschedule;
  *  - no folio sits in the swap cache between calls: every cache-only slot is

@@ -78,7 +78,7 @@ typedef struct sc_scanner {
 	const sc_ops *ops;
 } sc_scanner;
 
-/* swapon for the 6.10 scanner: refuses rotational and discard devices;
+/* swapon for the 6.10 scanner: refuses rotational (scan_hdd.c) and discard devices;
  * d->pstate = the policy's state (size bytes, zeroed, an sc_scanner
  * first); scan bases (6.10 seed and stream), the interleaved free list, the
  * slot caches. Returns the state, or NULL (d->pstate may be set). */
