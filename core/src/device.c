@@ -102,8 +102,18 @@ void sl_device_destroy(sl_device *d)
 
 int sl_vm_swap_full(const sl_device *d)
 {
-	/* vm_swap_full(): nr_swap_pages * 2 < total_swap_pages */
-	return (d->pages - d->inuse_pages) * 2 < d->pages;
+	/* vm_swap_full(): nr_swap_pages * 2 < total_swap_pages, over every
+	 * swap device */
+	uint64_t pages = d->pages, inuse = d->inuse_pages;
+
+	if (d->set && d->set->nr > 1) {
+		pages = inuse = 0;
+		for (int t = 0; t < d->set->nr; t++) {
+			pages += d->set->dev[t]->pages;
+			inuse += d->set->dev[t]->inuse_pages;
+		}
+	}
+	return (pages - inuse) * 2 < pages;
 }
 
 uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)

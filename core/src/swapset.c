@@ -85,6 +85,10 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 		return NULL;
 	}
 	for (int t = 0; t < n; t++) {
+		if (!dev[t]) {
+			snprintf(msg, len, "swap device %d is missing", t);
+			return NULL;
+		}
 		/* one generation: a rotational device may have its own table */
 		if (strcmp(dev[t]->pol->name, dev[0]->pol->name) || dev[t]->nr_cpus != dev[0]->nr_cpus ||
 		    dev[t]->set) {
@@ -135,6 +139,8 @@ void sl_swapset_destroy(sl_swapset *s)
 	if (!s)
 		return;
 	if (s->slots) {
+		if (!s->own)
+			sl_swap_slots_drain(s->slots, s->dev[0]); /* devices outlive the set */
 		sl_swap_slots_fini(s->slots);
 		free(s->slots);
 	}
@@ -156,6 +162,9 @@ static int walk_avail(sl_swapset *s, try_fn try, void *ctx)
 {
 	int i = 0, guard = 0;
 
+	/* slots freed since the last operation (a slot-cache drain inside this
+	 * allocation) put their device back first, as swap_range_free() does */
+	sync_avail(s);
 	while (i < s->navail) {
 		int t = s->avail[i];
 		int next = i + 1 < s->navail ? s->avail[i + 1] : -1;
@@ -254,15 +263,16 @@ static uint64_t folio_alloc_swap_lr(sl_swapset *s, int cpu, int order)
 	return c.e;
 }
 
-/* swap_sync_discard() - 6.18.4+: pending discards of every device, in
- * priority order; whether any cluster came back. */
+/* swap_sync_discard() - 6.18.4+: in priority order, the pending discards
+ * of the first device that has any; whether a cluster came back (the
+ * caller retries, the other devices keep theirs). */
 static int swap_sync_discard(sl_swapset *s)
 {
-	uint32_t n = 0;
-
+	sync_avail(s);
 	for (int i = 0; i < s->navail; i++)
-		n += s->dev[s->avail[i]]->pol->sync_discard(s->dev[s->avail[i]]);
-	return n > 0;
+		if (s->dev[s->avail[i]]->pol->sync_discard(s->dev[s->avail[i]]))
+			return 1;
+	return 0;
 }
 
 uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)

@@ -318,3 +318,61 @@ TEST(swapset_property_every_policy)
 			CHECK(a > 10000);
 	}
 }
+
+/* A slot-cache drain inside an allocation (the caches deactivate when free
+ * swap runs low) frees slots of a full device; swap_range_free() puts it
+ * back on the avail list at once, so the direct allocation that follows
+ * takes the higher-priority device. */
+TEST(swapset_drained_device_rejoins_before_the_walk)
+{
+	const uint64_t slots[] = { 1024, 1024 };
+	const int prio[] = { 10, 5 };
+	sl_swapset *s = t_set("linux-6.12", 2, slots, zram2, prio, 2);
+	int bad = 0;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	CHECK(sl_set_alloc(s, 1, 0) != 0); /* CPU 1's cache holds 63 of device 0 */
+	for (int n = 0; n < 1800; n++) {
+		uint64_t e = sl_set_alloc(s, 0, 0);
+		if (!e)
+			break;
+		sl_device *d0 = s->dev[0];
+		if (sl_entry_type(e) == 1 && d0->inuse_pages < d0->pages)
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_SET(s);
+	sl_swapset_destroy(s);
+}
+
+/* 6.18.4+: an order-0 failure discards on the first device (priority
+ * order) that has pending discards, then retries; the others keep theirs. */
+TEST(swapset_6_18_sync_discard_stops_at_first_device)
+{
+	const uint64_t slots[] = { 1024, 1024 };
+	const unsigned disc[] = { SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD,
+				  SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD };
+	const int prio[] = { 10, 5 };
+	sl_swapset *s = t_set("linux-6.18", 2, slots, disc, prio, 1);
+	uint64_t e;
+	int n = 0;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	while ((e = sl_set_alloc(s, 0, 0)))
+		n++;
+	CHECK_EQ(n, 2 * 1023);
+	for (int t = 0; t < 2; t++)
+		sl_set_put(s, 0, sl_entry(t, 512), 512);
+	CHECK_EQ(s->dev[0]->list_len[SL_LIST_DISCARD], 1);
+	CHECK_EQ(s->dev[1]->list_len[SL_LIST_DISCARD], 1);
+	e = sl_set_alloc(s, 0, 0);
+	CHECK_EQ(e, sl_entry(0, 512));
+	CHECK_EQ(s->dev[0]->list_len[SL_LIST_DISCARD], 0);
+	CHECK_EQ(s->dev[1]->list_len[SL_LIST_DISCARD], 1);
+	CHECK_SET(s);
+	sl_swapset_destroy(s);
+}
