@@ -9,7 +9,7 @@
  * NONFULL (on nonfull[order]) - and an order, set when a free cluster is
  * taken. A CPU that needs a new cluster for an order takes the head of
  * nonfull[order] first, then the free-list head (unlinked at once), then
- * fails (pending discards would come third: no discard here). The per-CPU
+ * the pending discards (done synchronously), then fails. The per-CPU
  * scan looks for an aligned free range; when it reaches the cluster end the
  * cluster becomes SCANNED and the cursor invalid. A free in a SCANNED
  * cluster puts it on the tail of nonfull[order]; count 0 puts any cluster
@@ -53,7 +53,7 @@
  * allocates there as in the kernel (order mismatch: WARN_ONCE only), so
  * large allocations are not guaranteed their cluster's order.
  *
- * Simplifications: as v6_10.c (no discard, rotational devices in scan_hdd.c,
+ * Simplifications: as v6_10.c (discard as 6.10, rotational devices in scan_hdd.c,
  * single-threaded, slot-cache slots never reclaimable, fixed-seed random
  * scan bases).
  */
@@ -65,7 +65,8 @@
 #include "swaplab/scan_classic.h"
 
 /* CLUSTER_STATE_* of the v2 series; 0 = never listed (bad slots). */
-enum { ST_NONE = 0, ST_FREE, ST_PER_CPU, ST_SCANNED, ST_NONFULL };
+enum { ST_NONE = 0, ST_FREE, ST_PER_CPU, ST_SCANNED, ST_NONFULL,
+       ST_DISCARD /* the model's: on the discard list, slots marked bad */ };
 
 typedef struct nonfull_state {
 	sc_scanner sc;               /* first: the shared classic scanner */
@@ -142,9 +143,8 @@ static void nf_reposition(sl_device *d, uint32_t c)
 /* ---- cluster states ----------------------------------------------------- */
 
 /* __free_cluster() - v2: count reached 0: off nonfull if it was there, onto
- * the free-list tail, state FREE, order reset. (free_cluster() would
- * schedule a discard first; no discard here.) */
-static void free_cluster(sl_device *d, uint32_t c)
+ * the free-list tail, state FREE, order reset. */
+static void __free_cluster(sl_device *d, uint32_t c)
 {
 	nonfull_state *s = st(d);
 
@@ -153,6 +153,22 @@ static void free_cluster(sl_device *d, uint32_t c)
 	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	s->state[c] = ST_FREE;
 	d->ci[c].order = 0;
+}
+
+/* free_cluster() - v2: a discarding device discards the cluster first (it
+ * leaves nonfull: the list node moves to the discard list). */
+static void free_cluster(sl_device *d, uint32_t c)
+{
+	nonfull_state *s = st(d);
+
+	if (!(d->flags & SL_DEV_DISCARD)) {
+		__free_cluster(d, c);
+		return;
+	}
+	if (s->state[c] == ST_NONFULL)
+		nf_del(d, c);
+	sc_swap_cluster_schedule_discard(d, c);
+	s->state[c] = ST_DISCARD;
 }
 
 /* dec_cluster_info_page() - v2: one slot of cluster c was freed: empty ->
@@ -233,8 +249,14 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 				nf_del(d, c);
 			} else {
 				c = sli_list_first(d, SL_LIST_FREE);
-				if (c == SL_NIL)
-					return 0;
+				if (c == SL_NIL) {
+					/* discard the pending clusters now,
+					 * reread the base */
+					if (!sc_swap_do_scheduled_discard(d, __free_cluster))
+						return 0;
+					*offset = *scan_base = s->sc.si.cluster_next_cpu[cpu];
+					continue;
+				}
 				sli_isolate_cluster(d, c);
 				d->ci[c].order = (uint8_t)order;
 			}
@@ -262,6 +284,13 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 		*offset = *scan_base = found;
 		return 1;
 	}
+}
+
+/* swap_discard_work() - v2: the discard worker, between operations. */
+static void nonfull_discard_work(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_do_scheduled_discard(d, __free_cluster);
 }
 
 static const sc_ops nonfull_ops = {
@@ -317,6 +346,7 @@ static int nonfull_check(const sl_device *d, char *msg, size_t len)
 	for (uint32_t c = 0; c < d->nr_clusters; c++) {
 		uint8_t f = d->ci[c].flags, t = s->state[c];
 		int ok = t == ST_FREE ? f == SL_CF_FREE
+			 : t == ST_DISCARD ? f == SL_CF_DISCARD
 			 : t == ST_NONFULL ? (f == SL_CF_NONFULL || f == SL_CF_FULL)
 			 : f == SL_CF_NONE;
 		if (!ok)
@@ -350,8 +380,8 @@ static int nonfull_check(const sl_device *d, char *msg, size_t len)
 	for (int o = 0; o < SL_NR_ORDERS; o++)
 		if (d->list_len[SL_LIST_FRAG(o)])
 			NF_FAIL("nonfull-2024: frag[%d] is used", o);
-	if (d->list_len[SL_LIST_DISCARD])
-		NF_FAIL("nonfull-2024: the discard list is used");
+	if (!(d->flags & SL_DEV_DISCARD) && d->list_len[SL_LIST_DISCARD])
+		NF_FAIL("nonfull-2024: the discard list is used without discard");
 #undef NF_FAIL
 	return sc_check_bits(&s->sc.si, d, "nonfull-2024", msg, len);
 }
@@ -372,5 +402,6 @@ const sl_policy sl_policy_nonfull_2024 = {
 	.release = sc_swap_entry_free,
 	.check = nonfull_check,
 	.drain = sc_drain_swap_slots,
+	.tick = nonfull_discard_work,
 	.rotational = &rotational,
 };

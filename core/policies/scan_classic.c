@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include "swaplab/scan_classic.h"
 #include "swaplab/cluster.h"
+#include "swaplab/locks.h"
 
 #define SWAP_CLUSTER_COLS 32u       /* max(64 / sizeof(ci), 64 MiB / 2 MiB) */
 #define LATENCY_LIMIT 256
@@ -82,6 +83,27 @@ void sc_setup_free_clusters(sl_device *d)
 		for (uint32_t c = j; c < d->nr_clusters; c += SWAP_CLUSTER_COLS)
 			if (!d->ci[c].count)
 				sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+}
+
+void sc_swap_cluster_schedule_discard(sl_device *d, uint32_t c)
+{
+	sli_mark_discarding(d, c, 1);
+	sli_move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
+}
+
+uint32_t sc_swap_do_scheduled_discard(sl_device *d, sc_free_cluster_fn free_cluster)
+{
+	uint32_t c, n = 0;
+
+	while ((c = sli_list_first(d, SL_LIST_DISCARD)) != SL_NIL) {
+		sli_isolate_cluster(d, c);
+		/* the discard I/O runs here */
+		free_cluster(d, c);
+		sli_mark_discarding(d, c, 0);
+		n++;
+	}
+	sli_stats(d)->discarded_clusters += n;
+	return n;
 }
 
 int sc_check_bits(const sc_swap_info *si, const sl_device *d, const char *who, char *msg,
@@ -279,8 +301,8 @@ void *sc_init(sl_device *d, size_t size, const sc_ops *ops)
 {
 	sc_scanner *s;
 
-	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
-		return NULL; /* rotational and discard devices are not modelled */
+	if (!(d->flags & SL_DEV_SOLIDSTATE))
+		return NULL; /* rotational devices take the HDD scan (scan_hdd.c) */
 	s = calloc(1, size);
 	if (!s)
 		return NULL;

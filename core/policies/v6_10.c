@@ -32,8 +32,8 @@
  * else. ci->order is written by the shared primitives but never read here.
  *
  * Simplifications (docs/policies/linux-6.10.md):
- *  - no discard (init refuses a discarding device); a rotational device
- *    takes the HDD scan instead (scan_hdd.c, the `rotational` table);
+ *  - discard: scan_classic.c's discard list, the worker as tick; a
+ *    rotational device takes the HDD scan instead (scan_hdd.c, the `rotational` table);
  *    several devices: swapset.c;
  *  - single-threaded: si->lock is never dropped, the latency breaks
  *    (cond_resched) only count, nothing changes while they "sleep";
@@ -58,11 +58,20 @@ static uint64_t *next_of(sl_device *d, int cpu, int order)
 	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
 }
 
-/* free_cluster() - 6.10 (no discard): the cluster goes to the free-list tail. */
-static void free_cluster(sl_device *d, uint32_t c)
+/* __free_cluster() - 6.10: the cluster goes to the free-list tail. */
+static void __free_cluster(sl_device *d, uint32_t c)
 {
 	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	d->ci[c].order = 0;
+}
+
+/* free_cluster() - 6.10: a discarding device discards the cluster first. */
+static void free_cluster(sl_device *d, uint32_t c)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_cluster_schedule_discard(d, c);
+	else
+		__free_cluster(d, c);
 }
 
 /* alloc_cluster() - 6.10: the first slot of a free cluster is being
@@ -105,7 +114,8 @@ static void add_cluster_info_page(sl_device *d, int cpu, uint64_t off, int order
 /* scan_swap_map_try_ssd_cluster() - 6.10: the next aligned free range of
  * 2^order slots in this CPU's cluster for the order, from its cursor to the
  * cluster end; without a cluster, the free-list head (left on the list until
- * its first slot is allocated); with no free cluster, fail. */
+ * its first slot is allocated); with no free cluster, the pending discards
+ * (synchronously), else fail. */
 static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset,
 					 uint64_t *scan_base, int order)
 {
@@ -117,8 +127,13 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 
 		if (!tmp) {
 			uint32_t c = sli_list_first(d, SL_LIST_FREE);
-			if (c == SL_NIL)
-				return 0; /* no discard list: nothing else to wait for */
+			if (c == SL_NIL) {
+				/* discard the pending clusters now, reread the base */
+				if (!sc_swap_do_scheduled_discard(d, __free_cluster))
+					return 0;
+				*offset = *scan_base = ((sc_scanner *)d->pstate)->si.cluster_next_cpu[cpu];
+				continue;
+			}
 			tmp = sli_cluster_offset(c);
 		}
 		max = sli_cluster_offset(sli_cluster_of(tmp)) + SL_CLUSTER;
@@ -135,6 +150,13 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 		*next = tmp < max ? tmp : 0;
 		return 1;
 	}
+}
+
+/* swap_discard_work() - 6.10: the discard worker, between operations. */
+static void v6_10_discard_work(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_do_scheduled_discard(d, __free_cluster);
 }
 
 static const sc_ops v6_10_ops = {
@@ -161,8 +183,8 @@ static int v6_10_check(const sl_device *d, char *msg, size_t len)
 	const sc_scanner *s = d->pstate;
 
 	for (int l = 0; l < SL_NR_LISTS; l++) {
-		if (l != SL_LIST_FREE && d->list_len[l]) {
-			snprintf(msg, len, "6.10: list %d holds %u clusters; only the free list exists",
+		if (l != SL_LIST_FREE && l != SL_LIST_DISCARD && d->list_len[l]) {
+			snprintf(msg, len, "6.10: list %d holds %u clusters; only free and discard exist",
 				 l, d->list_len[l]);
 			return -1;
 		}
@@ -191,5 +213,6 @@ const sl_policy sl_policy_v6_10 = {
 	.release = sc_swap_entry_free,
 	.check = v6_10_check,
 	.drain = sc_drain_swap_slots,
+	.tick = v6_10_discard_work,
 	.rotational = &rotational,
 };

@@ -22,13 +22,14 @@
  * Frag counter: frag_cluster_nr[order] counts exactly the clusters on
  * frag[order] (every move onto or off that list adjusts it), so the model
  * reads the list length.
- * Simplifications: no discard (rotational devices: scan_hdd.c); no folio
+ * Simplifications: rotational devices take scan_hdd.c; no folio
  * sits in the swap cache between calls, so cache-only slots are those the
  * slot caches hold, which reclaim cannot free (no folio behind them).
  */
 #include <stdlib.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/scan_hdd.h"
+#include "swaplab/scan_classic.h"
 #include "swaplab/cluster.h"
 #include "swaplab/swap_slots.h"
 #include "swaplab/locks.h"
@@ -41,11 +42,21 @@ typedef struct v6_12_state {
 
 static v6_12_state *st(sl_device *d) { return d->pstate; }
 
-/* free_cluster() - 6.12: count reached 0: free-list tail, order reset. */
-static void free_cluster(sl_device *d, uint32_t c)
+/* __free_cluster() - 6.12: free-list tail, order reset. */
+static void __free_cluster(sl_device *d, uint32_t c)
 {
 	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	d->ci[c].order = 0;
+}
+
+/* free_cluster() - 6.12: count reached 0; a discarding device discards the
+ * cluster first (its slots marked bad meanwhile). */
+static void free_cluster(sl_device *d, uint32_t c)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_cluster_schedule_discard(d, c);
+	else
+		__free_cluster(d, c);
 }
 
 /* dec_cluster_info_page() - 6.12: after freeing nr slots of cluster c. */
@@ -141,6 +152,7 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order, int r
 	uint64_t *cursor = &d->cursor[cpu * SL_CURSOR_STRIDE + order];
 	uint64_t found = 0, next = 0;
 
+new_cluster:
 	/* this CPU's cluster for the order, whatever became of it */
 	if (*cursor) {
 		next = alloc_swap_scan_cluster(d, *cursor, &found, order, reserve);
@@ -173,6 +185,11 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order, int r
 			if (found)
 				goto done;
 		}
+	}
+	/* no free cluster but some being discarded: discard them now */
+	if (!sli_list_empty(d, SL_LIST_DISCARD)) {
+		sc_swap_do_scheduled_discard(d, __free_cluster);
+		goto new_cluster;
 	}
 	if (order)
 		goto done;
@@ -280,7 +297,7 @@ static int v6_12_init(sl_device *d)
 {
 	v6_12_state *s = calloc(1, sizeof(*s));
 
-	if (!s || !(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD)) {
+	if (!s || !(d->flags & SL_DEV_SOLIDSTATE)) {
 		free(s);
 		return -1;
 	}
@@ -301,6 +318,17 @@ static void v6_12_drain(sl_device *d)
 	sl_swap_slots_drain(&st(d)->slots, d);
 }
 
+/* swap_discard_work() - 6.12: the discard worker, between operations,
+ * under si->lock. */
+static void v6_12_discard_work(sl_device *d)
+{
+	if (!(d->flags & SL_DEV_DISCARD))
+		return;
+	sl_dev_lock(d);
+	sc_swap_do_scheduled_discard(d, __free_cluster);
+	sl_dev_unlock(d);
+}
+
 /* A rotational device: no cluster_info, the HDD scan (scan_hdd.c). */
 static const sl_policy rotational = SL_HDD_CLASSIC_POLICY("linux-6.12", SL_POL_SPLIT_ZEROPAGE, hd_free_range_direct);
 
@@ -314,6 +342,7 @@ const sl_policy sl_policy_v6_12 = {
 	.alloc = v6_12_alloc,
 	.free = v6_12_free,
 	.drain = v6_12_drain,
+	.tick = v6_12_discard_work,
 	.get_swap_pages = v6_12_get_swap_pages,
 	.release = release_slot,
 	.rotational = &rotational,

@@ -33,8 +33,9 @@
  * reproducible and independent of the workload's seed.
  *
  * Simplifications (docs/policies/linux-6.9.md):
- *  - no discard: init refuses a discarding device; a rotational one takes
- *    the HDD scan (scan_hdd.c); several devices: swapset.c;
+ *  - discard: scan_classic.c's discard list, the worker as tick; a
+ *    rotational device takes the HDD scan (scan_hdd.c); several devices:
+ *    swapset.c;
  *  - single-threaded: si->lock is never dropped, so LATENCY_LIMIT only
  *    steers the batch and scan limits (modelled), never a reschedule;
  *  - no folio sits in the swap cache between calls: every cache-only slot is
@@ -100,11 +101,20 @@ static void alloc_cluster(sl_device *d, uint32_t c)
 	sli_isolate_cluster(d, c);
 }
 
-/* free_cluster() - <= 6.9 without discard: free-list tail. */
-static void free_cluster(sl_device *d, uint32_t c)
+/* __free_cluster() - <= 6.9: free-list tail. */
+static void __free_cluster(sl_device *d, uint32_t c)
 {
 	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	d->ci[c].order = 0;
+}
+
+/* free_cluster() - <= 6.9: a discarding device discards the cluster first. */
+static void free_cluster(sl_device *d, uint32_t c)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_cluster_schedule_discard(d, c);
+	else
+		__free_cluster(d, c);
 }
 
 /* inc_cluster_info_page() - <= 6.9: before a slot of cluster c is taken. */
@@ -145,7 +155,8 @@ static int scan_swap_map_ssd_cluster_conflict(sl_device *d, int cpu, uint64_t of
 
 /* scan_swap_map_try_ssd_cluster() - <= 6.9: the next free slot of this
  * CPU's cluster, from its `next`; a CPU without one takes the free-list
- * head (which stays on the list); none left: fail (no discards here). */
+ * head (which stays on the list); none left: discard the pending clusters
+ * now and look again (the scan base reread), else fail. */
 static int scan_swap_map_try_ssd_cluster(sl_device *d, scan_state *ss)
 {
 	percpu_cluster *pc = &st(d)->pcp[ss->cpu];
@@ -153,8 +164,12 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, scan_state *ss)
 	for (;;) {
 		if (pc->index == SL_NIL) {
 			uint32_t head = sli_list_first(d, SL_LIST_FREE);
-			if (head == SL_NIL)
-				return 0;
+			if (head == SL_NIL) {
+				if (!sc_swap_do_scheduled_discard(d, __free_cluster))
+					return 0;
+				ss->offset = ss->scan_base = st(d)->si.cluster_next_cpu[ss->cpu];
+				continue;
+			}
 			pc->index = head;
 			pc->next = sli_cluster_offset(head);
 		}
@@ -399,8 +414,8 @@ static int v6_9_init(sl_device *d)
 	v6_9_state *s;
 	size_t n = (size_t)d->nr_cpus;
 
-	if (!(d->flags & SL_DEV_SOLIDSTATE) || (d->flags & SL_DEV_DISCARD))
-		return -1; /* rotational and discard devices are not modelled */
+	if (!(d->flags & SL_DEV_SOLIDSTATE))
+		return -1; /* rotational devices take the HDD scan (scan_hdd.c) */
 	s = calloc(1, sizeof(*s) + n * (sizeof(uint64_t) + sizeof(percpu_cluster)));
 	if (!s)
 		return -1;
@@ -427,10 +442,17 @@ static void v6_9_drain(sl_device *d)
 	sl_swap_slots_drain(&st(d)->slots, d);
 }
 
+/* swap_discard_work() - <= 6.9: the discard worker, between operations. */
+static void v6_9_discard_work(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_do_scheduled_discard(d, __free_cluster);
+}
+
 #define FAIL(...) do { snprintf(msg, len, __VA_ARGS__); return -1; } while (0)
 
-/* Clusters: only the free list is used; a cluster is on it iff its count is
- * 0; per-CPU clusters exist. */
+/* Clusters: only the free and discard lists are used; a cluster is on one
+ * of them iff its count is 0; per-CPU clusters exist. */
 static int v6_9_check_clusters(const sl_device *d, char *msg, size_t len)
 {
 	const v6_9_state *s = st(d);
@@ -439,10 +461,11 @@ static int v6_9_check_clusters(const sl_device *d, char *msg, size_t len)
 		FAIL("linux-6.9: %llu first allocations in a free cluster off the list head",
 		     (unsigned long long)s->bugs);
 	for (int l = 1; l < SL_NR_LISTS; l++)
-		if (d->list_len[l])
+		if (d->list_len[l] && l != SL_LIST_DISCARD)
 			FAIL("linux-6.9: list %d holds %u clusters", l, d->list_len[l]);
 	for (uint32_t c = 0; c < d->nr_clusters; c++)
-		if ((d->ci[c].count == 0) != (d->ci[c].flags == SL_CF_FREE))
+		if ((d->ci[c].count == 0) !=
+		    (d->ci[c].flags == SL_CF_FREE || d->ci[c].flags == SL_CF_DISCARD))
 			FAIL("linux-6.9: cluster %u count %u flags %u", c, d->ci[c].count,
 			     d->ci[c].flags);
 	for (int cpu = 0; cpu < d->nr_cpus; cpu++)
@@ -467,9 +490,12 @@ static int v6_9_check_bits(const sl_device *d, char *msg, size_t len)
 		FAIL("linux-6.9: free slots %llu..%llu outside lowest_bit %llu highest_bit %llu",
 		     (unsigned long long)first, (unsigned long long)last,
 		     (unsigned long long)s->si.lowest_bit, (unsigned long long)s->si.highest_bit);
-	if ((first == d->max) != (s->si.highest_bit == 0))
-		FAIL("linux-6.9: highest_bit %llu with first free slot %llu",
-		     (unsigned long long)s->si.highest_bit, (unsigned long long)first);
+	/* 0 exactly when every slot is in use (slots pending discard are not,
+	 * though no scan can take them yet) */
+	if ((d->inuse_pages == d->pages) != (s->si.highest_bit == 0))
+		FAIL("linux-6.9: highest_bit %llu with %llu of %llu slots in use",
+		     (unsigned long long)s->si.highest_bit, (unsigned long long)d->inuse_pages,
+		     (unsigned long long)d->pages);
 	return 0;
 }
 
@@ -533,5 +559,6 @@ const sl_policy sl_policy_v6_9 = {
 	.release = swap_entry_free,
 	.check = v6_9_check,
 	.drain = v6_9_drain,
+	.tick = v6_9_discard_work,
 	.rotational = &rotational,
 };

@@ -234,6 +234,11 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
 	sli_stats(d)->freed_slots += nr;
 }
 
+void sli_mark_discarding(sl_device *d, uint32_t c, int on)
+{
+	memset(d->map + sli_cluster_offset(c), on ? SL_SLOT_BAD : SL_SLOT_FREE, SL_CLUSTER);
+}
+
 int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)
 {
 	const uint8_t *p = d->map + off;

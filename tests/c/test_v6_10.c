@@ -144,12 +144,9 @@ TEST(v610_every_freed_slot_waits_in_the_free_cache_ranges_too)
 	sl_device_destroy(d);
 }
 
-TEST(v610_refuses_discard_devices)
+TEST(v610_props_are_the_6_10_process_side)
 {
-	char msg[128];
 	const sl_policy *pol = sl_policy_find(POL);
-	CHECK(sl_device_create(4096, SL_DEV_ZRAM | SL_DEV_DISCARD, 1, pol, 0, msg, sizeof(msg)) ==
-	      NULL);
 	CHECK(!(pol->props & (SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE |
 			      SL_POL_SPLIT_ZEROPAGE | SL_POL_SPLIT_MTHP | SL_POL_SPLIT_DESCENDING)));
 }

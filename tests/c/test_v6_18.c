@@ -285,11 +285,3 @@ TEST(discard_device_order0_failure_discards_synchronously)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
-
-TEST(older_generations_refuse_device_kinds_they_do_not_model)
-{
-	char msg[160];
-	CHECK(sl_device_create(4096, SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 1,
-			       sl_policy_find("linux-6.12"), 0, msg, sizeof(msg)) == NULL);
-	CHECK(!strcmp(msg, "policy linux-6.12 does not model this device kind (ssd-discard)"));
-}

@@ -49,8 +49,6 @@ BAD = [
     (["bench", "alloc", "--sizes", "1M"], "swaplab bench: error: --sizes 1M is smaller than one cluster (2M)"),
     (["bench", "alloc", "--pairs", "-5"], "swaplab bench: error: --pairs -5 is negative"),
     (["golden", "--dir", "/nonexistent"], "swaplab golden: error: golden directory '/nonexistent' does not exist"),
-    (["run", "thp-swap-v1", "--policy", "linux-6.12", "--device", "ssd-discard"],
-     "swaplab run: error: policy linux-6.12 does not model this device kind (ssd-discard)"),
     (["run", "thp-swap-v1", "--device", "floppy"],
      "swaplab run: error: argument --device: invalid choice: 'floppy' "
      "(choose from 'zram', 'ssd', 'ssd-discard', 'hdd', 'file')"),
@@ -97,8 +95,6 @@ BAD = [
     (["run", "thp-swap-v1", "--swap-prio", "-3"], "swaplab run: error: --swap-prio -3 is negative"),
     (["run", "thp-swap-v1"] + ["--add-swap", "4M"] * 8,
      "swaplab run: error: --add-swap given 8 times: the model takes 8 swap devices in all"),
-    (["run", "thp-swap-v1", "--policy", "linux-6.12", "--add-swap", "64M:ssd-discard"],
-     "swaplab run: error: policy linux-6.12 does not model this device kind (ssd-discard)"),
     (["kernel", "run", "thp-swap-v1", "--add-swap", "64M"],
      "swaplab kernel run: error: the kernel harness swaps to one zram device of its own; --add-swap and "
      "--swap-prio are for the model only"),

@@ -24,10 +24,16 @@ def test_kernel_and_model_layouts_identical(label, kw, tmp_path, monkeypatch):
         pytest.skip("other swap is active")
     monkeypatch.setenv("SWAPLAB_STATE_DIR", str(tmp_path / "state"))
     wp = WorkloadParams(iterations=12, **kw)
-    kres, klay = harness.run_kernel(wp)
     mres, mlay = run_model(wp, "linux-6.18")
-    c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
-    assert c["first_divergence"] is None, c["first_divergence"]
+    # a kernel run disturbed by another process swapping onto the device
+    # (F5: pages on it that are not the workload's) is run again, at most
+    # twice, as swaplab validate does; an undisturbed divergence fails
+    for attempt in range(3):
+        kres, klay = harness.run_kernel(wp)
+        c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
+        if c["first_divergence"] is None or kres["first_other_pages_iteration"] is None:
+            break
+    assert c["first_divergence"] is None, (c["first_divergence"], kres["first_other_pages_iteration"])
     assert mlay == klay
     for mi, ki in zip(mres["iterations"], kres["iterations"]):
         assert mi["sizes"] == ki["sizes"]

@@ -66,6 +66,12 @@ void sli_take_reserved(sl_device *d, uint64_t off);
  * Does not touch lists (the policy relocates the cluster). */
 void sli_release_range(sl_device *d, uint64_t off, uint32_t nr);
 
+/* <= 6.13 swap_cluster_schedule_discard() / swap_do_scheduled_discard():
+ * an empty cluster's slots are marked bad while its discard is pending, so
+ * no scan takes them (on), and free again after it (off). Count and usage
+ * do not change: the slots were freed before. */
+void sli_mark_discarding(sl_device *d, uint32_t c, int on);
+
 /* True when every slot of [off, off+nr) is free. */
 int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr);
 /* The first free slot in [from, to), or `to`. */

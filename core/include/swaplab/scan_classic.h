@@ -50,6 +50,15 @@ void sc_set_cluster_next(sc_swap_info *si, int cpu, uint64_t next);
 /* setup_swap_map_and_extents(), the cluster part: empty clusters onto the
  * free list in 32 interleaved columns (0, 32, 64, ..., 1, 33, ...). */
 void sc_setup_free_clusters(sl_device *d);
+/* swap_cluster_schedule_discard() - <= 6.13: an emptied cluster of a
+ * discarding device has its slots marked bad and waits on the discard list
+ * (the worker runs from the policy's tick). */
+void sc_swap_cluster_schedule_discard(sl_device *d, uint32_t c);
+/* swap_do_scheduled_discard() - <= 6.13: every pending cluster is
+ * discarded, its slots free again, and goes through the generation's
+ * __free_cluster(); returns how many. */
+typedef void (*sc_free_cluster_fn)(sl_device *d, uint32_t c);
+uint32_t sc_swap_do_scheduled_discard(sl_device *d, sc_free_cluster_fn free_cluster);
 /* Invariant: every free slot lies inside [lowest_bit, highest_bit]. */
 int sc_check_bits(const sc_swap_info *si, const sl_device *d, const char *who, char *msg,
 		  size_t len);
@@ -78,7 +87,7 @@ typedef struct sc_scanner {
 	const sc_ops *ops;
 } sc_scanner;
 
-/* swapon for the 6.10 scanner: refuses rotational (scan_hdd.c) and discard devices;
+/* swapon for the 6.10 scanner: refuses rotational devices (scan_hdd.c);
  * d->pstate = the policy's state (size bytes, zeroed, an sc_scanner
  * first); scan bases (6.10 seed and stream), the interleaved free list, the
  * slot caches. Returns the state, or NULL (d->pstate may be set). */

@@ -27,7 +27,8 @@
  * Invariants (checked by sl_device_check(), tagged in check.c):
  *   I1  a cluster is on a list  <=>  its flag != NONE, and it is on the list
  *       its flag (and, for nonfull/frag, its order) names.
- *   I2  cluster.count == number of non-free slots in the cluster.
+ *   I2  cluster.count == number of non-free slots in the cluster; except
+ *       (<= 6.13) a cluster pending discard: count 0, every slot bad.
  *   I3  sum of list lengths + isolated clusters == nr_clusters; every list's
  *       recorded length equals its real length.
  *   I4  inuse_pages == sum over clusters of count minus bad slots.
