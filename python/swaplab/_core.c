@@ -199,13 +199,14 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
 	for (int i = 0; iters && i < res.iterations; i++)
 		PyList_SET_ITEM(iters, i, iter_dict(&res.iter[i], res.ndev));
 	const sl_dev_stats *ds = &res.dev;
-	PyObject *dev = Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K}", "alloc_ok",
+	PyObject *dev = Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K,s:K}", "alloc_ok",
 				      u64_list(ds->alloc_ok, SL_NR_ORDERS), "alloc_fail",
 				      u64_list(ds->alloc_fail, SL_NR_ORDERS), "alloc_fast",
 				      u64_list(ds->alloc_fast, SL_NR_ORDERS), "alloc_steal",
 				      (unsigned long long)ds->alloc_steal, "freed_slots",
 				      (unsigned long long)ds->freed_slots, "full_reclaim_scans",
-				      (unsigned long long)ds->full_reclaim_scans);
+				      (unsigned long long)ds->full_reclaim_scans, "discarded_clusters",
+				      (unsigned long long)ds->discarded_clusters);
 	PyObject *devs = PyList_New(res.ndev);
 	for (int t = 0; devs && t < res.ndev; t++) {
 		const sl_dev_stats *st = &res.devst[t];
