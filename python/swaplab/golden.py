@@ -30,6 +30,15 @@ VARIANTS = [
     ("v2-a-glibc-48M", "thp-swap", {"aligned_swapin": True, "rng": "glibc", "swap_bytes": 48 << 20,
                                     "region_a_bytes": 44 << 20}),
     ("v2-16K-64K-2M", "thp-swap", {"mthp_kb": [16, 64, 2048], "iterations": 30}),
+    # device kinds and several devices (model only)
+    ("v1-s-hdd", "thp-swap-v1", {"small_folios": True, "device": "hdd", "iterations": 30}),
+    ("v1-s-discard", "thp-swap-v1", {"small_folios": True, "device": "ssd-discard", "iterations": 30}),
+    ("v1-s-2x32M", "thp-swap-v1", {"small_folios": True, "swap_bytes": 32 << 20, "swap_prio": 5,
+                                   "extra_swap": [{"bytes": 32 << 20, "kind": "zram", "prio": 5}],
+                                   "iterations": 30}),
+    ("v1-16M-over-ssd", "thp-swap-v1", {"swap_bytes": 16 << 20, "swap_prio": 10,
+                                        "extra_swap": [{"bytes": 64 << 20, "kind": "ssd", "prio": 1}],
+                                        "iterations": 30}),
 ]
 
 
