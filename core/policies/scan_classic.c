@@ -97,9 +97,11 @@ uint32_t sc_swap_do_scheduled_discard(sl_device *d, sc_free_cluster_fn free_clus
 
 	while ((c = sli_list_first(d, SL_LIST_DISCARD)) != SL_NIL) {
 		sli_isolate_cluster(d, c);
-		/* the discard I/O runs here */
+		/* the discard I/O runs here (si->lock dropped and retaken) */
+		sl_ci_lock(d, c);
 		free_cluster(d, c);
 		sli_mark_discarding(d, c, 0);
+		sl_ci_unlock(d, c);
 		n++;
 	}
 	sli_stats(d)->discarded_clusters += n;

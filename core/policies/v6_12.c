@@ -336,7 +336,8 @@ const sl_policy sl_policy_v6_12 = {
 	.name = "linux-6.12",
 	.summary = "Linux 6.12: free list first, full-cluster reclaim, nonfull, frag, order-0 steal; slot caches",
 	.kernel = "6.12-6.13",
-	.props = SL_POL_SPLIT_ZEROPAGE | SL_POL_CONCURRENT | SL_POL_SLOT_CACHE,
+	.props = SL_POL_SPLIT_ZEROPAGE | SL_POL_CONCURRENT | SL_POL_SLOT_CACHE |
+		 SL_POL_DISCARD_MARKS_BAD,
 	.init = v6_12_init,
 	.fini = v6_12_fini,
 	.alloc = v6_12_alloc,

@@ -550,7 +550,7 @@ const sl_policy sl_policy_v6_9 = {
 	.summary = "Linux <=6.9: per-CPU cluster, swap_map scan with random 64 MiB jumps, "
 		   "PMD takes a free cluster, mTHP split, slot caches",
 	.kernel = "<=6.9",
-	.props = SL_POL_SPLIT_MTHP | SL_POL_SLOT_CACHE,
+	.props = SL_POL_SPLIT_MTHP | SL_POL_SLOT_CACHE | SL_POL_DISCARD_MARKS_BAD,
 	.init = v6_9_init,
 	.fini = v6_9_fini,
 	.alloc = v6_9_alloc,

@@ -61,13 +61,18 @@ static int check_counts(const sl_device *d, char *msg, size_t len)
 	for (uint32_t c = 0; c < d->nr_clusters; c++) {
 		const uint8_t *m = d->map + sli_cluster_offset(c);
 		unsigned n = 0;
-		/* I2': <= 6.13 marks a cluster's slots bad while its discard is
-		 * pending (count 0, on the discard list) */
-		if (d->ci[c].flags == SL_CF_DISCARD && d->ci[c].count == 0 && m[0] == SL_SLOT_BAD) {
-			for (unsigned i = 0; i < SL_CLUSTER; i++)
-				if (m[i] != SL_SLOT_BAD)
-					FAIL("I2: cluster %u pending discard has slot %u = 0x%02x", c, i, m[i]);
-			continue;
+		/* I5: a cluster pending discard is empty; <= 6.13 marks its
+		 * slots bad meanwhile (I2 then counts none of them) */
+		if (d->ci[c].flags == SL_CF_DISCARD) {
+			if (d->ci[c].count)
+				FAIL("I5: cluster %u pending discard has count %u", c, d->ci[c].count);
+			if (d->pol->props & SL_POL_DISCARD_MARKS_BAD) {
+				for (unsigned i = 0; i < SL_CLUSTER; i++)
+					if (m[i] != SL_SLOT_BAD)
+						FAIL("I2: cluster %u pending discard has slot %u = 0x%02x", c,
+						     i, m[i]);
+				continue;
+			}
 		}
 		for (unsigned i = 0; i < SL_CLUSTER; i++) {
 			if (m[i] == SL_SLOT_BAD)

@@ -93,3 +93,87 @@ TEST(classic_new_cluster_discards_before_the_linear_scan)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+static sl_device *full_discard_ssd(const char *policy, uint64_t slots)
+{
+	char msg[256];
+	sl_device *d = sl_device_create(slots, SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 1,
+					sl_policy_find(policy), 1, msg, sizeof(msg));
+	if (!d)
+		return NULL;
+	while (sl_swap_alloc(d, 0, 0))
+		;
+	return d;
+}
+
+/* Frees cluster c whole and lets the slot caches go. */
+static void empty_cluster(sl_device *d, uint32_t c)
+{
+	sl_swap_put(d, 0, sli_cluster_offset(c), SL_CLUSTER);
+	d->pol->drain(d);
+}
+
+/* The discard list is first in, first out, and each discarded cluster goes
+ * to the free-list tail; the worker takes every pending cluster. */
+TEST(classic_discard_order_and_free_list_tail)
+{
+	for (int p = 0; p < 4; p++) {
+		sl_device *d = full_discard_ssd(classic[p], 4096);
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		empty_cluster(d, 5);
+		d->pol->tick(d);
+		CHECK_LIST(d, SL_LIST_FREE, 5);
+		empty_cluster(d, 1);
+		empty_cluster(d, 2);
+		CHECK_LIST(d, SL_LIST_DISCARD, 1, 2);
+		CHECK_INVARIANTS(d);
+		d->pol->tick(d);
+		CHECK_LIST(d, SL_LIST_FREE, 5, 1, 2);
+		CHECK_LIST_EMPTY(d, SL_LIST_DISCARD);
+		CHECK_EQ(d->st.discarded_clusters, 3);
+		CHECK_INVARIANTS(d);
+		sl_device_destroy(d);
+	}
+}
+
+/* 6.12 (ladder step 5) and the v2 series (nonfull head first) take a
+ * partial cluster of the order before discarding anything. */
+TEST(classic_partial_cluster_before_discard)
+{
+	const char *const names[] = { "nonfull-2024", "linux-6.12" };
+
+	for (int p = 0; p < 2; p++) {
+		sl_device *d = full_discard_ssd(names[p], 4096);
+		uint64_t out[1];
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		sl_swap_put(d, 0, 3 * SL_CLUSTER + 100, 1);
+		empty_cluster(d, 1);
+		CHECK_EQ(d->list_len[SL_LIST_DISCARD], 1);
+		CHECK_EQ(d->pol->get_swap_pages(d, 0, 1, out, 0), 1);
+		CHECK_EQ(out[0], 3 * SL_CLUSTER + 100);
+		CHECK_EQ(d->list_len[SL_LIST_DISCARD], 1);
+		CHECK_INVARIANTS(d);
+		sl_device_destroy(d);
+	}
+}
+
+/* <= 6.9: a PMD folio takes a free cluster or fails; it never discards. */
+TEST(v69_pmd_folio_does_not_discard)
+{
+	sl_device *d = full_discard_ssd("linux-6.9", 4096);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	empty_cluster(d, 1);
+	CHECK_EQ(sl_swap_alloc(d, 0, SL_PMD_ORDER), 0);
+	CHECK_EQ(d->list_len[SL_LIST_DISCARD], 1);
+	d->pol->tick(d);
+	CHECK_EQ(sl_swap_alloc(d, 0, SL_PMD_ORDER), SL_CLUSTER);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}

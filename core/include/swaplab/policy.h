@@ -71,6 +71,10 @@ enum {
 	 * (<= 6.13, swap_slots.h); with several devices the caches sit above
 	 * them (one per CPU, not per device). */
 	SL_POL_SLOT_CACHE = 1u << 7,
+	/* A cluster pending discard has its slots marked bad (<= 6.13
+	 * swap_cluster_schedule_discard()); from 6.14 its flag alone keeps
+	 * allocators out. */
+	SL_POL_DISCARD_MARKS_BAD = 1u << 8,
 };
 
 typedef struct sl_policy {

@@ -32,7 +32,8 @@
  *   I3  sum of list lengths + isolated clusters == nr_clusters; every list's
  *       recorded length equals its real length.
  *   I4  inuse_pages == sum over clusters of count minus bad slots.
- *   I5  a free cluster (count 0) has order 0; a full cluster has count 512.
+ *   I5  a free cluster (count 0) has order 0; a full cluster has count 512;
+ *       a cluster pending discard has count 0.
  *   I6  (debug shadow on) every live allocation of order k starts at a
  *       multiple of 2^k, lies inside one cluster, and - for policies that
  *       dedicate clusters to orders - lies in a cluster of order k, or k == 0.
