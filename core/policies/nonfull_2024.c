@@ -289,8 +289,7 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 /* swap_discard_work() - v2: the discard worker, between operations. */
 static void nonfull_discard_work(sl_device *d)
 {
-	if (d->flags & SL_DEV_DISCARD)
-		sc_swap_do_scheduled_discard(d, __free_cluster);
+	sc_swap_discard_work(d, __free_cluster);
 }
 
 static const sc_ops nonfull_ops = {

@@ -108,6 +108,29 @@ uint32_t sc_swap_do_scheduled_discard(sl_device *d, sc_free_cluster_fn free_clus
 	return n;
 }
 
+void sc___free_cluster(sl_device *d, uint32_t c)
+{
+	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+	d->ci[c].order = 0;
+}
+
+void sc_free_cluster(sl_device *d, uint32_t c)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		sc_swap_cluster_schedule_discard(d, c);
+	else
+		sc___free_cluster(d, c);
+}
+
+void sc_swap_discard_work(sl_device *d, sc_free_cluster_fn free_cluster)
+{
+	if (!(d->flags & SL_DEV_DISCARD))
+		return;
+	sl_dev_lock(d);
+	sc_swap_do_scheduled_discard(d, free_cluster);
+	sl_dev_unlock(d);
+}
+
 int sc_check_bits(const sc_swap_info *si, const sl_device *d, const char *who, char *msg,
 		  size_t len)
 {

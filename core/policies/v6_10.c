@@ -20,7 +20,8 @@
  * split pages reclaimed in ascending order (no SL_POL_* process flags).
  *
  * Kernel functions modelled (same names, 6.10): scan_swap_map_try_ssd_cluster,
- * add_cluster_info_page, alloc_cluster, dec_cluster_info_page, free_cluster.
+ * add_cluster_info_page, alloc_cluster, dec_cluster_info_page (free_cluster
+ * and the discard list: scan_classic.c).
  * The classic scanner around them - get_swap_pages, scan_swap_map_slots,
  * scan_swap_map_ssd_cluster_conflict, swap_range_empty, swap_range_alloc,
  * swap_range_free, set_cluster_next, swap_entry_free,
@@ -58,21 +59,7 @@ static uint64_t *next_of(sl_device *d, int cpu, int order)
 	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
 }
 
-/* __free_cluster() - 6.10: the cluster goes to the free-list tail. */
-static void __free_cluster(sl_device *d, uint32_t c)
-{
-	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-	d->ci[c].order = 0;
-}
 
-/* free_cluster() - 6.10: a discarding device discards the cluster first. */
-static void free_cluster(sl_device *d, uint32_t c)
-{
-	if (d->flags & SL_DEV_DISCARD)
-		sc_swap_cluster_schedule_discard(d, c);
-	else
-		__free_cluster(d, c);
-}
 
 /* alloc_cluster() - 6.10: the first slot of a free cluster is being
  * allocated; it must be the free-list head, which is unlinked. */
@@ -87,7 +74,7 @@ static void alloc_cluster(sl_device *d, uint32_t c)
 static void dec_cluster_info_page(sl_device *d, uint32_t c)
 {
 	if (d->ci[c].count == 0)
-		free_cluster(d, c);
+		sc_free_cluster(d, c); /* free_cluster() */
 }
 
 /* A free cluster is one on the free list: 6.10 has no other state. */
@@ -129,7 +116,7 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 			uint32_t c = sli_list_first(d, SL_LIST_FREE);
 			if (c == SL_NIL) {
 				/* discard the pending clusters now, reread the base */
-				if (!sc_swap_do_scheduled_discard(d, __free_cluster))
+				if (!sc_swap_do_scheduled_discard(d, sc___free_cluster))
 					return 0;
 				*offset = *scan_base = ((sc_scanner *)d->pstate)->si.cluster_next_cpu[cpu];
 				continue;
@@ -155,8 +142,7 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 /* swap_discard_work() - 6.10: the discard worker, between operations. */
 static void v6_10_discard_work(sl_device *d)
 {
-	if (d->flags & SL_DEV_DISCARD)
-		sc_swap_do_scheduled_discard(d, __free_cluster);
+	sc_swap_discard_work(d, sc___free_cluster);
 }
 
 static const sc_ops v6_10_ops = {

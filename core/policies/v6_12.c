@@ -16,7 +16,8 @@
  *
  * Kernel functions modelled (same names, 6.12): cluster_alloc_swap_entry,
  * alloc_swap_scan_cluster, cluster_scan_range, cluster_alloc_range,
- * swap_reclaim_full_clusters, dec_cluster_info_page, free_cluster,
+ * swap_reclaim_full_clusters, dec_cluster_info_page (free_cluster and the
+ * discard list: scan_classic.c),
  * setup_clusters, get_swap_pages, __swap_entries_free (the range part).
  *
  * Frag counter: frag_cluster_nr[order] counts exactly the clusters on
@@ -42,22 +43,7 @@ typedef struct v6_12_state {
 
 static v6_12_state *st(sl_device *d) { return d->pstate; }
 
-/* __free_cluster() - 6.12: free-list tail, order reset. */
-static void __free_cluster(sl_device *d, uint32_t c)
-{
-	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-	d->ci[c].order = 0;
-}
 
-/* free_cluster() - 6.12: count reached 0; a discarding device discards the
- * cluster first (its slots marked bad meanwhile). */
-static void free_cluster(sl_device *d, uint32_t c)
-{
-	if (d->flags & SL_DEV_DISCARD)
-		sc_swap_cluster_schedule_discard(d, c);
-	else
-		__free_cluster(d, c);
-}
 
 /* dec_cluster_info_page() - 6.12: after freeing nr slots of cluster c. */
 static void dec_cluster_info_page(sl_device *d, uint32_t c)
@@ -65,7 +51,7 @@ static void dec_cluster_info_page(sl_device *d, uint32_t c)
 	sl_cluster *ci = &d->ci[c];
 
 	if (ci->count == 0)
-		free_cluster(d, c);
+		sc_free_cluster(d, c); /* free_cluster() */
 	else if (ci->flags != SL_CF_NONFULL)
 		sli_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
 }
@@ -188,7 +174,7 @@ new_cluster:
 	}
 	/* no free cluster but some being discarded: discard them now */
 	if (!sli_list_empty(d, SL_LIST_DISCARD)) {
-		sc_swap_do_scheduled_discard(d, __free_cluster);
+		sc_swap_do_scheduled_discard(d, sc___free_cluster);
 		goto new_cluster;
 	}
 	if (order)
@@ -318,15 +304,10 @@ static void v6_12_drain(sl_device *d)
 	sl_swap_slots_drain(&st(d)->slots, d);
 }
 
-/* swap_discard_work() - 6.12: the discard worker, between operations,
- * under si->lock. */
+/* swap_discard_work() - 6.12: the discard worker, between operations. */
 static void v6_12_discard_work(sl_device *d)
 {
-	if (!(d->flags & SL_DEV_DISCARD))
-		return;
-	sl_dev_lock(d);
-	sc_swap_do_scheduled_discard(d, __free_cluster);
-	sl_dev_unlock(d);
+	sc_swap_discard_work(d, sc___free_cluster);
 }
 
 /* A rotational device: no cluster_info, the HDD scan (scan_hdd.c). */

@@ -21,7 +21,8 @@
  *
  * Kernel functions modelled (same names, all <= 6.9): scan_swap_map_slots,
  * scan_swap_map_try_ssd_cluster, scan_swap_map_ssd_cluster_conflict,
- * swap_offset_available_and_locked, alloc_cluster, free_cluster,
+ * swap_offset_available_and_locked, alloc_cluster (free_cluster and the
+ * discard list: scan_classic.c),
  * inc_cluster_info_page, dec_cluster_info_page, swap_alloc_cluster,
  * get_swap_pages, swap_entry_free. Shared with 6.10 (scan_classic.c, sc_*):
  * swap_range_alloc, swap_range_free, set_cluster_next,
@@ -101,21 +102,7 @@ static void alloc_cluster(sl_device *d, uint32_t c)
 	sli_isolate_cluster(d, c);
 }
 
-/* __free_cluster() - <= 6.9: free-list tail. */
-static void __free_cluster(sl_device *d, uint32_t c)
-{
-	sli_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-	d->ci[c].order = 0;
-}
 
-/* free_cluster() - <= 6.9: a discarding device discards the cluster first. */
-static void free_cluster(sl_device *d, uint32_t c)
-{
-	if (d->flags & SL_DEV_DISCARD)
-		sc_swap_cluster_schedule_discard(d, c);
-	else
-		__free_cluster(d, c);
-}
 
 /* inc_cluster_info_page() - <= 6.9: before a slot of cluster c is taken. */
 static void inc_cluster_info_page(sl_device *d, uint32_t c)
@@ -128,7 +115,7 @@ static void inc_cluster_info_page(sl_device *d, uint32_t c)
 static void dec_cluster_info_page(sl_device *d, uint32_t c)
 {
 	if (d->ci[c].count == 0)
-		free_cluster(d, c);
+		sc_free_cluster(d, c); /* free_cluster() */
 }
 
 /* swap_entry_free() - <= 6.9: a cache-only slot (0x40) becomes free. This
@@ -165,7 +152,7 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, scan_state *ss)
 		if (pc->index == SL_NIL) {
 			uint32_t head = sli_list_first(d, SL_LIST_FREE);
 			if (head == SL_NIL) {
-				if (!sc_swap_do_scheduled_discard(d, __free_cluster))
+				if (!sc_swap_do_scheduled_discard(d, sc___free_cluster))
 					return 0;
 				ss->offset = ss->scan_base = st(d)->si.cluster_next_cpu[ss->cpu];
 				continue;
@@ -445,8 +432,7 @@ static void v6_9_drain(sl_device *d)
 /* swap_discard_work() - <= 6.9: the discard worker, between operations. */
 static void v6_9_discard_work(sl_device *d)
 {
-	if (d->flags & SL_DEV_DISCARD)
-		sc_swap_do_scheduled_discard(d, __free_cluster);
+	sc_swap_discard_work(d, sc___free_cluster);
 }
 
 #define FAIL(...) do { snprintf(msg, len, __VA_ARGS__); return -1; } while (0)

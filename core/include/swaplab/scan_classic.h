@@ -59,6 +59,15 @@ void sc_swap_cluster_schedule_discard(sl_device *d, uint32_t c);
  * __free_cluster(); returns how many. */
 typedef void (*sc_free_cluster_fn)(sl_device *d, uint32_t c);
 uint32_t sc_swap_do_scheduled_discard(sl_device *d, sc_free_cluster_fn free_cluster);
+/* __free_cluster() - <= 6.13 without cluster states (6.9, 6.10, 6.12):
+ * free-list tail, order reset. */
+void sc___free_cluster(sl_device *d, uint32_t c);
+/* free_cluster() - the same generations: count reached 0; a discarding
+ * device schedules the discard instead. */
+void sc_free_cluster(sl_device *d, uint32_t c);
+/* swap_discard_work() - <= 6.13: the worker (a policy's tick), under
+ * si->lock; free_cluster is the generation's __free_cluster(). */
+void sc_swap_discard_work(sl_device *d, sc_free_cluster_fn free_cluster);
 /* Invariant: every free slot lies inside [lowest_bit, highest_bit]. */
 int sc_check_bits(const sc_swap_info *si, const sl_device *d, const char *who, char *msg,
 		  size_t len);
