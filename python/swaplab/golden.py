@@ -63,6 +63,14 @@ KERNEL_VARIANTS = [
     ("v2-a-256K", "thp-swap", {"aligned_swapin": True, "mthp_kb": [256]}),
     ("v2-a-32M", "thp-swap", {"aligned_swapin": True, "swap_bytes": 32 << 20}),
     ("v2-a-odd", "thp-swap", {"aligned_swapin": True, "swap_bytes": (63 << 20) + (748 << 10)}),
+    # several zram devices (docs/kernel-findings.md F6)
+    ("v1-s-2x32M", "thp-swap-v1", {"small_folios": True, "swap_bytes": 32 << 20, "swap_prio": 5,
+                                   "extra_swap": [{"bytes": 32 << 20, "kind": "zram", "prio": 5}]}),
+    ("v1-16M-over-64M", "thp-swap-v1", {"swap_bytes": 16 << 20, "swap_prio": 10,
+                                        "extra_swap": [{"bytes": 64 << 20, "kind": "zram", "prio": 1}]}),
+    ("v2-a-3dev", "thp-swap", {"aligned_swapin": True, "swap_bytes": 16 << 20,
+                               "extra_swap": [{"bytes": 16 << 20, "kind": "zram", "prio": -1},
+                                              {"bytes": 32 << 20, "kind": "zram", "prio": -1}]}),
 ]
 
 

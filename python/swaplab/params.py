@@ -192,10 +192,10 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
     p.add_argument("--device", default="zram", choices=DEVICE_KINDS,
                    help="swap device kind the model uses (default zram; the kernel harness runs zram only)")
     p.add_argument("--swap-prio", default=None,
-                   help="model only: the device's swap priority, 0..32767 (default: none, as swapon without -p)")
+                   help="the device's swap priority, 0..32767 (default: none, as swapon without -p)")
     p.add_argument("--add-swap", action="append", default=[], metavar="SIZE[:KIND[:PRIO]]",
-                   help="model only: one more swap device, swapon'ed after the first (repeatable, "
-                        f"{MAX_SWAPFILES} devices in all; example: 64M:ssd:5)")
+                   help="one more swap device, swapon'ed after the first (repeatable, "
+                        f"{MAX_SWAPFILES} devices in all; example: 64M:ssd:5; the kernel harness: zram only)")
 
 
 def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:

@@ -95,9 +95,9 @@ BAD = [
     (["run", "thp-swap-v1", "--swap-prio", "-3"], "swaplab run: error: --swap-prio -3 is negative"),
     (["run", "thp-swap-v1"] + ["--add-swap", "4M"] * 8,
      "swaplab run: error: --add-swap given 8 times: the model takes 8 swap devices in all"),
-    (["kernel", "run", "thp-swap-v1", "--add-swap", "64M"],
-     "swaplab kernel run: error: the kernel harness swaps to one zram device of its own; --add-swap and "
-     "--swap-prio are for the model only"),
+    (["kernel", "run", "thp-swap-v1", "--add-swap", "64M:hdd"],
+     "swaplab kernel run: error: the kernel harness swaps to zram devices of its own; --add-swap ...:hdd "
+     "is for the model only"),
     (["kernel", "run", "thp-swap-v1", "--device", "hdd"],
      "swaplab kernel run: error: the kernel harness swaps to its own zram device; --device hdd is for "
      "the model only"),

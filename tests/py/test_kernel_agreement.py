@@ -13,6 +13,11 @@ VARIANTS = [
     ("v2-a-s", dict(workload="thp-swap", aligned_swapin=True, small_folios=True)),
     ("v2-16K", dict(workload="thp-swap", mthp_kb=[16])),
     ("v1-32M", dict(workload="thp-swap-v1", swap_bytes=32 << 20)),
+    # several devices: equal priorities take turns; a small one above a big one
+    ("v1-s-2x32M", dict(workload="thp-swap-v1", small_folios=True, swap_bytes=32 << 20, swap_prio=5,
+                        extra_swap=[dict(bytes=32 << 20, kind="zram", prio=5)])),
+    ("v1-16M-over-64M", dict(workload="thp-swap-v1", swap_bytes=16 << 20, swap_prio=10,
+                             extra_swap=[dict(bytes=64 << 20, kind="zram", prio=1)])),
 ]
 
 

@@ -378,3 +378,53 @@ def test_unavailable_cpu_refused(cli, env, machine):
     allowed = ",".join(map(str, sorted(os.sched_getaffinity(0))))
     assert one_line(p) == (f"swaplab kernel run: error: --cpu {bad} is not available to this process "
                            f"(allowed: {allowed})")
+
+
+@needs_kernel
+def test_several_devices_kill9_then_cleanup(cli, env, machine):
+    """Two zram devices of our own: a kill -9 mid-run leaves both swapped on;
+    cleanup removes both and the knobs, and the machine is as before."""
+    _no_other_swap()
+    before = snapshot()
+    p = popen(["kernel", "run", "thp-swap-v1", "--iterations", "100000", "-q", "--swap-size", "32M",
+               "--swap-prio", "5", "--add-swap", "32M:zram:5"], env)
+    try:
+        path, st = wait_for_state(env, p, driver=True)
+        time.sleep(0.2)
+        p.kill()
+        p.wait()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for _ in range(500):
+        if not M.pid_alive(st["driver_pid"]):
+            break
+        time.sleep(0.01)
+    devs = [st["zram_dev"]] + [x["zram_dev"] for x in st["extra_zrams"]]
+    assert len(devs) == 2
+    active = [s["name"] for s in M.active_swaps()]
+    assert all(d in active for d in devs)
+    c = cli("kernel", "cleanup", env=env)
+    assert c.returncode == 0, c.stderr
+    ids = [st["zram_id"]] + [x["zram_id"] for x in st["extra_zrams"]]
+    nknobs = len(machine["knobs"])
+    assert c.stdout.strip() == (f"restored the machine from {path}: zram{ids[0]}, zram{ids[1]}, "
+                                f"{nknobs} mTHP knobs")
+    assert not M.active_swaps()
+    assert snapshot() == before
+
+
+@needs_kernel
+def test_several_devices_refusals(cli, env):
+    _no_other_swap()
+    before = snapshot()
+    p = cli("kernel", "run", "thp-swap-v1", "--add-swap", "32M:ssd", env=env)
+    assert p.returncode == 2
+    assert one_line(p) == ("swaplab kernel run: error: the kernel harness swaps to zram devices of its own; "
+                           "--add-swap ...:ssd is for the model only")
+    p = cli("kernel", "run", "thp-swap-v1", "--add-swap", "32M", "--allow-other-swap", env=env)
+    assert p.returncode == 2
+    assert one_line(p) == ("swaplab kernel run: error: several swap devices need the machine's swap to "
+                           "themselves (their swap types must be 0, 1, ...); --allow-other-swap does not apply")
+    assert snapshot() == before

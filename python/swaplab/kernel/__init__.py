@@ -55,9 +55,6 @@ def _cmd_run(a) -> int:
         if wp.migrate_every or wp.cpus != 1:
             raise ParamError("the kernel harness pins its task to one CPU; --cpus and --migrate-every "
                              "are for the model only")
-        if wp.extra_swap or wp.swap_prio >= 0:
-            raise ParamError("the kernel harness swaps to one zram device of its own; --add-swap and "
-                             "--swap-prio are for the model only")
         if wp.device != "zram":
             raise ParamError(f"the kernel harness swaps to its own zram device; --device {wp.device} "
                              "is for the model only")

@@ -49,6 +49,13 @@ def _unblock():
 
 def preflight(wp: WorkloadParams, allow_other_swap: bool = False) -> dict:
     """Every check, nothing changed. Returns the tools found."""
+    for x in wp.extra_swap:
+        if x["kind"] != "zram":
+            raise M.HarnessRefused(f"the kernel harness swaps to zram devices of its own; --add-swap "
+                                   f"...:{x['kind']} is for the model only")
+    if wp.extra_swap and allow_other_swap:
+        raise M.HarnessRefused("several swap devices need the machine's swap to themselves "
+                               "(their swap types must be 0, 1, ...); --allow-other-swap does not apply")
     tools = M.check_can_run(wp.mthp_kb, wp.cpu)
     M.check_no_state()
     if not allow_other_swap:
@@ -56,13 +63,36 @@ def preflight(wp: WorkloadParams, allow_other_swap: bool = False) -> dict:
     return tools
 
 
-def _driver_argv(wp: WorkloadParams, out_json: str, out_layout: str, dev: str) -> list:
+def swap_devices(wp: WorkloadParams) -> list:
+    """(bytes, swapon -p value or None) per zram device, in swapon order.
+    One device: the highest priority unless one is given, so that it comes
+    before any other swap; several: the model's priorities exactly (no -p
+    where none is given: the kernel's -2, -3, ...)."""
+    if not wp.extra_swap:
+        return [(wp.swap_bytes, wp.swap_prio if wp.swap_prio >= 0 else 32767)]
+    return [(wp.swap_bytes, wp.swap_prio if wp.swap_prio >= 0 else None)] + \
+        [(x["bytes"], x["prio"] if x["prio"] >= 0 else None) for x in wp.extra_swap]
+
+
+def check_swap_types(st: dict) -> None:
+    """With nothing else active, swapon gives the devices swap types 0, 1,
+    ... in order, and /proc/swaps lists them in type order: the layout's
+    type numbers are then the model's device indices."""
+    want = [st["zram_dev"]] + [x["zram_dev"] for x in st["extra_zrams"]]
+    got = [s["name"] for s in M.active_swaps()]
+    if got != want:
+        raise M.HarnessError(f"the swap devices are listed as {got}, not {want} in swapon order")
+
+
+def _driver_argv(wp: WorkloadParams, out_json: str, out_layout: str, devs: list) -> list:
     kw = wp.core_kwargs()
     argv = [M.driver_path(), "--workload", wp.workload, "--swap-bytes", str(wp.swap_bytes),
             "--mthp-mask", str(kw["mthp_mask"]), "--iterations", str(wp.iterations),
             "--seed", str(wp.seed), "--rng", wp.rng, "--cpu", str(wp.cpu),
-            "--json", out_json, "--layout", out_layout, "--swap-dev", dev,
+            "--json", out_json, "--layout", out_layout,
             "--sysfs-root", M.sysfs_root(), "--parent-pid", str(os.getpid())]
+    for dev in devs:
+        argv += ["--swap-dev", dev]
     if wp.small_folios:
         argv.append("--small-folios")
     if wp.aligned_swapin:
@@ -95,10 +125,17 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
     _block()
     try:
         state.save()
-        sess.create_zram(wp.swap_bytes)
+        devices = swap_devices(wp)
+        for size, prio in devices:
+            sess.create_zram(size, prio)
         zram = sess.zram_info()
+        if len(devices) > 1:
+            zram["extra"] = [{"device": x["zram_dev"], "id": x["zram_id"]}
+                             for x in state.data["extra_zrams"]]
+            check_swap_types(state.data)
         before, during = sess.set_knobs(wp.mthp_kb)
-        argv = _driver_argv(wp, out_json, out_layout, zram["device"])
+        argv = _driver_argv(wp, out_json, out_layout,
+                            [zram["device"]] + [x["device"] for x in zram.get("extra", [])])
         # the driver unblocks the signals itself; it dies with us (PDEATHSIG)
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
@@ -157,6 +194,8 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
                       "swpin": r["swpin"], "alloc_fail0": None, "layout_hash": r["layout_hash"],
                       "inuse_pages": r["inuse_pages"] if r["inuse_pages"] >= 0 else None,
                       "swapped_pages": r["swapped_pages"]})
+        if "dev_inuse" in r:
+            iters[-1]["dev_inuse"] = r["dev_inuse"]
         if r["swap_type"] >= 0:
             types.add(r["swap_type"])
         elif r["swap_type"] == -2:
@@ -201,8 +240,9 @@ def cleanup(out=sys.stdout) -> int:
         _unblock()
     d = st.data
     what = []
-    if d.get("zram_id") is not None:
-        what.append(f"zram{d['zram_id']}")
+    for z in [d] + list(d.get("extra_zrams") or []):
+        if z.get("zram_id") is not None:
+            what.append(f"zram{z['zram_id']}")
     if d.get("knobs"):
         what.append(f"{len(d['knobs'])} mTHP knobs")
     if problems:

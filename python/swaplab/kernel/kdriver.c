@@ -61,13 +61,15 @@ typedef struct iter_rec {
 	uint64_t layout_hash;
 	uint64_t swapped_pages;
 	long long inuse_pages;   /* from /proc/swaps, -1 if unknown */
+	long long dev_inuse[SL_MAX_SWAPFILES]; /* per --swap-dev */
 	int swap_type;           /* -1: no page swapped; -2: several types */
 } iter_rec;
 
 typedef struct drv {
 	sl_wl_params p;
 	const char *sysfs_root;
-	const char *swap_dev;
+	const char *swap_dev[SL_MAX_SWAPFILES]; /* in swapon order: swap types 0, 1, ... */
+	int nswap;
 	const char *json_path;
 	const char *layout_path;
 	int progress;
@@ -159,22 +161,33 @@ static void read_vmstat(uint64_t *pswpout, uint64_t *pswpin)
 		*pswpout = strtoull(s + 9, NULL, 10);
 }
 
-/* Used KiB of our device in /proc/swaps, as pages; -1 if not found. */
-static long long read_inuse(const drv *d)
+/* Used KiB of our devices in /proc/swaps, as pages, per device and in all;
+ * -1 where not found. */
+static long long read_inuse(const drv *d, long long *per)
 {
 	static char buf[16384];
 	char name[256];
 	unsigned long long size, used;
+	long long sum = 0;
 	char *line;
 
-	if (!d->swap_dev || read_small("/proc/swaps", buf, sizeof(buf)) < 0)
+	for (int t = 0; t < d->nswap; t++)
+		per[t] = -1;
+	if (!d->nswap || read_small("/proc/swaps", buf, sizeof(buf)) < 0)
 		return -1;
 	for (line = strchr(buf, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-		if (sscanf(line + 1, "%255s %*s %llu %llu", name, &size, &used) == 3 &&
-		    !strcmp(name, d->swap_dev))
-			return (long long)(used / 4);
+		if (sscanf(line + 1, "%255s %*s %llu %llu", name, &size, &used) != 3)
+			continue;
+		for (int t = 0; t < d->nswap; t++)
+			if (!strcmp(name, d->swap_dev[t]))
+				per[t] = (long long)(used / 4);
 	}
-	return -1;
+	for (int t = 0; t < d->nswap; t++) {
+		if (per[t] < 0)
+			return -1;
+		sum += per[t];
+	}
+	return sum;
 }
 
 static void snapshot(drv *d)
@@ -214,6 +227,9 @@ static void read_layout(drv *d, iter_rec *r)
 			int t = (int)(e & PM_TYPE_MASK);
 
 			d->layout[j] = (e >> PM_OFF_SHIFT) & PM_OFF_MASK;
+			/* several devices: the entry, as the model's (type << 48) */
+			if (d->nswap > 1)
+				d->layout[j] = sl_entry(t, d->layout[j]);
 			r->swapped_pages++;
 			if (type == -1)
 				type = t;
@@ -253,7 +269,7 @@ static void iter_end(drv *d)
 	d->snap_pswpout = pswpout;
 	d->snap_pswpin = pswpin;
 	read_layout(d, r);
-	r->inuse_pages = read_inuse(d);
+	r->inuse_pages = read_inuse(d, r->dev_inuse);
 	d->it++;
 	if (d->progress) {
 		fprintf(stderr, "\rswaplab-kdriver: iteration %d/%d", d->it, d->p.iterations);
@@ -358,8 +374,15 @@ static void write_outputs(const drv *d, double seconds)
 			fputs(", ", f);
 		}
 		fprintf(f, "\"layout_hash\": %" PRIu64 ", \"swapped_pages\": %" PRIu64
-			", \"inuse_pages\": %lld, \"swap_type\": %d}",
+			", \"inuse_pages\": %lld, \"swap_type\": %d",
 			r->layout_hash, r->swapped_pages, r->inuse_pages, r->swap_type);
+		if (d->nswap > 1) {
+			fputs(", \"dev_inuse\": [", f);
+			for (int t = 0; t < d->nswap; t++)
+				fprintf(f, "%s%lld", t ? ", " : "", r->dev_inuse[t]);
+			fputc(']', f);
+		}
+		fputc('}', f);
 	}
 	fprintf(f, "\n ]\n}\n");
 	if (fclose(f))
@@ -441,7 +464,11 @@ int main(int argc, char **argv)
 		case 'A': ra = parse_u64(optarg, "--region-a-bytes"); break;
 		case 'B': rb = parse_u64(optarg, "--region-b-bytes"); break;
 		case 'y': d.sysfs_root = optarg; break;
-		case 'd': d.swap_dev = optarg; break;
+		case 'd':
+			if (d.nswap == SL_MAX_SWAPFILES)
+				die(2, "at most %d --swap-dev", SL_MAX_SWAPFILES);
+			d.swap_dev[d.nswap++] = optarg;
+			break;
 		case 'j': d.json_path = optarg; break;
 		case 'l': d.layout_path = optarg; break;
 		case 'P': ppid = parse_u64(optarg, "--parent-pid"); break;

@@ -226,14 +226,15 @@ class State:
 
     Fields: pid (the harness), driver_pid, sysfs_root, zram_id, zram_dev,
     node_created (we made the /dev node), disksize_set, swapon, knobs
-    ({path: old value}, recorded before each write)."""
+    ({path: old value}, recorded before each write); extra_zrams: the same
+    five zram fields for each further device of a several-device run."""
 
     def __init__(self, path: str | None = None):
         self.path = path or state_path()
         self.data = {"schema": "swaplab.kernel-state/1", "pid": os.getpid(), "driver_pid": None,
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "sysfs_root": sysfs_root(),
                      "zram_id": None, "zram_dev": None, "node_created": False,
-                     "disksize_set": False, "swapon": False, "knobs": {}}
+                     "disksize_set": False, "swapon": False, "knobs": {}, "extra_zrams": []}
         self.made_dir = False
 
     def save(self) -> None:
@@ -309,20 +310,30 @@ class Session:
         self.tools = tools
         self.root = state.data["sysfs_root"]
 
-    def create_zram(self, swap_bytes: int) -> None:
+    def create_zram(self, swap_bytes: int, prio: int | None = None) -> None:
+        """A zram device of swap_bytes, mkswap'ed and swapon'ed with -p prio
+        (None: without -p, the kernel's -2, -3, ...). The first is the run's
+        device (fields of the state itself); each further one goes to
+        extra_zrams."""
         st = self.state.data
+        if st["zram_id"] is None:
+            rec = st
+        else:
+            rec = {"zram_id": None, "zram_dev": None, "node_created": False,
+                   "disksize_set": False, "swapon": False}
+            st.setdefault("extra_zrams", []).append(rec)
         hot_add = os.path.join(self.root, "class", "zram-control", "hot_add")
         try:
             zid = int(read_text(hot_add))
         except (OSError, ValueError) as e:
             raise HarnessError(f"cannot add a zram device ({hot_add}): {getattr(e, 'strerror', None) or e}")
-        st["zram_id"] = zid
-        st["zram_dev"] = f"/dev/zram{zid}"
+        rec["zram_id"] = zid
+        rec["zram_dev"] = f"/dev/zram{zid}"
         self.state.save()
         blk = _zram_block(self.root, zid)
         if read_text(os.path.join(blk, "disksize")) != "0":
             raise HarnessError(f"the new zram{zid} is not empty")
-        dev = st["zram_dev"]
+        dev = rec["zram_dev"]
         for _ in range(100):
             if os.path.exists(dev):
                 break
@@ -330,19 +341,20 @@ class Session:
         else:
             major, minor = (int(x) for x in read_text(os.path.join(blk, "dev")).split(":"))
             os.mknod(dev, 0o600 | 0o060000, os.makedev(major, minor))
-            st["node_created"] = True
+            rec["node_created"] = True
             self.state.save()
-        st["disksize_set"] = True
+        rec["disksize_set"] = True
         self.state.save()
         try:
             write_text(os.path.join(blk, "disksize"), str(swap_bytes))
         except OSError as e:
             raise HarnessError(f"cannot set the disksize of zram{zid}: {e.strerror}")
         self._run([self.tools["mkswap"], dev], "mkswap")
-        st["swapon"] = True
+        rec["swapon"] = True
         self.state.save()
-        # no discard; the highest priority so that it is used before any other swap
-        self._run([self.tools["swapon"], "-p", "32767", dev], "swapon")
+        # no discard
+        self._run([self.tools["swapon"]] + (["-p", str(prio)] if prio is not None else []) + [dev],
+                  "swapon")
 
     def zram_info(self) -> dict:
         st = self.state.data
@@ -379,30 +391,12 @@ class Session:
             raise HarnessError(f"{what} failed: {msg}")
 
 
-def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -> list:
-    """Undoes exactly what the state names, in reverse order; removes the
-    state file when everything is undone. Returns the problems (strings)."""
-    st = state.data
-    root = st.get("sysfs_root") or "/sys"
-    tools = tools or {}
-    problems = []
-    done = []
-
-    dpid = st.get("driver_pid")
-    if kill_driver and pid_alive(dpid) and "swaplab-kdriver" in pid_cmdline(dpid):
-        try:
-            os.kill(dpid, 9)
-        except OSError:
-            pass
-        for _ in range(500):
-            if not pid_alive(dpid):
-                break
-            time.sleep(0.01)
-        done.append(f"killed driver {dpid}")
-    zid = st.get("zram_id")
-    dev = st.get("zram_dev")
+def _restore_zram(rec: dict, root: str, tools: dict, problems: list, done: list) -> None:
+    """swapoff, reset and hot_remove one zram device the run created."""
+    zid = rec.get("zram_id")
+    dev = rec.get("zram_dev")
     if zid is not None:
-        if st.get("swapon") and any(s["name"] == dev for s in active_swaps()):
+        if rec.get("swapon") and any(s["name"] == dev for s in active_swaps()):
             swapoff = tools.get("swapoff") or find_tool("swapoff")
             r = subprocess.run([swapoff or "swapoff", dev], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -427,11 +421,35 @@ def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -
                     done.append(f"removed zram{zid}")
                 except OSError as e:
                     problems.append(f"hot_remove zram{zid}: {e.strerror}")
-        if st.get("node_created") and dev and os.path.exists(dev) and not os.path.isdir(blk):
+        if rec.get("node_created") and dev and os.path.exists(dev) and not os.path.isdir(blk):
             try:
                 os.unlink(dev)
             except OSError as e:
                 problems.append(f"remove {dev}: {e.strerror}")
+
+
+def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -> list:
+    """Undoes exactly what the state names, in reverse order; removes the
+    state file when everything is undone. Returns the problems (strings)."""
+    st = state.data
+    root = st.get("sysfs_root") or "/sys"
+    tools = tools or {}
+    problems = []
+    done = []
+
+    dpid = st.get("driver_pid")
+    if kill_driver and pid_alive(dpid) and "swaplab-kdriver" in pid_cmdline(dpid):
+        try:
+            os.kill(dpid, 9)
+        except OSError:
+            pass
+        for _ in range(500):
+            if not pid_alive(dpid):
+                break
+            time.sleep(0.01)
+        done.append(f"killed driver {dpid}")
+    for rec in reversed([st] + list(st.get("extra_zrams") or [])):
+        _restore_zram(rec, root, tools, problems, done)
     for path, old in (st.get("knobs") or {}).items():
         try:
             if bracketed(read_text(path)) != old:
