@@ -274,10 +274,10 @@ def test_signal_restores(env, machine, signo, when):
     assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
 
 
-@needs_kernel
-def test_kill9_then_cleanup(cli, env, machine):
-    _no_other_swap()
-    p = popen(["kernel", "run", "thp-swap", "-s", "--iterations", "100000", "-q"], env)
+def kill9_mid_run(env, args):
+    """Starts a kernel run, kill -9s it mid-run; returns (state path, state).
+    The driver dies with the harness (PDEATHSIG)."""
+    p = popen(["kernel", "run"] + args + ["--iterations", "100000", "-q"], env)
     try:
         path, st = wait_for_state(env, p, driver=True)
         time.sleep(0.2)
@@ -287,12 +287,18 @@ def test_kill9_then_cleanup(cli, env, machine):
         if p.poll() is None:
             p.kill()
             p.wait()
-    # the driver dies with the harness (PDEATHSIG)
     for _ in range(500):
         if not M.pid_alive(st["driver_pid"]):
             break
         time.sleep(0.01)
     assert not M.pid_alive(st["driver_pid"])
+    return path, st
+
+
+@needs_kernel
+def test_kill9_then_cleanup(cli, env, machine):
+    _no_other_swap()
+    path, st = kill9_mid_run(env, ["thp-swap", "-s"])
     # the machine is still changed, and a new run refuses until cleanup
     assert os.path.exists(path)
     assert st["zram_dev"] in [s["name"] for s in M.active_swaps()]
@@ -386,21 +392,8 @@ def test_several_devices_kill9_then_cleanup(cli, env, machine):
     cleanup removes both and the knobs, and the machine is as before."""
     _no_other_swap()
     before = snapshot()
-    p = popen(["kernel", "run", "thp-swap-v1", "--iterations", "100000", "-q", "--swap-size", "32M",
-               "--swap-prio", "5", "--add-swap", "32M:zram:5"], env)
-    try:
-        path, st = wait_for_state(env, p, driver=True)
-        time.sleep(0.2)
-        p.kill()
-        p.wait()
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    for _ in range(500):
-        if not M.pid_alive(st["driver_pid"]):
-            break
-        time.sleep(0.01)
+    path, st = kill9_mid_run(env, ["thp-swap-v1", "--swap-size", "32M", "--swap-prio", "5",
+                                   "--add-swap", "32M:zram:5"])
     devs = [st["zram_dev"]] + [x["zram_dev"] for x in st["extra_zrams"]]
     assert len(devs) == 2
     active = [s["name"] for s in M.active_swaps()]
