@@ -36,7 +36,8 @@ def default_matrix() -> list:
 
 def full_matrix() -> list:
     """--full: the default matrix, then every mTHP size alone and 16K+64K, other
-    swap sizes (one not a multiple of 2M), the glibc RNG and three more seeds."""
+    swap sizes (one not a multiple of 2M), the glibc RNG, three more seeds and
+    several zram devices."""
     m = default_matrix()
     for sizes in ((128,), (256,), (16, 64)):
         m += [_v("thp-swap-v1", sizes), _v("thp-swap-v1", sizes, small=True),
@@ -52,6 +53,15 @@ def full_matrix() -> list:
           _v("thp-swap", aligned=True, small=True, rng="glibc")]
     for seed in (2, 3, 4):
         m += [_v("thp-swap-v1", small=True, seed=seed), _v("thp-swap", small=True, aligned=True, seed=seed)]
+    # several zram devices (F6): equal priorities, a small one above a big one, default priorities
+    two = [{"bytes": 32 << 20, "kind": "zram", "prio": 5}]
+    m += [_v("thp-swap-v1", small=True, swap_bytes=32 << 20, swap_prio=5, extra_swap=two),
+          _v("thp-swap", aligned=True, swap_bytes=32 << 20, swap_prio=5, extra_swap=two),
+          _v("thp-swap-v1", swap_bytes=16 << 20, swap_prio=10,
+             extra_swap=[{"bytes": 64 << 20, "kind": "zram", "prio": 1}]),
+          _v("thp-swap", aligned=True, swap_bytes=16 << 20,
+             extra_swap=[{"bytes": 16 << 20, "kind": "zram", "prio": -1},
+                         {"bytes": 32 << 20, "kind": "zram", "prio": -1}])]
     return m
 
 
@@ -65,6 +75,10 @@ def variant_name(wp: WorkloadParams) -> str:
         name += f" rng={wp.rng}"
     if wp.seed != 1:
         name += f" seed={wp.seed}"
+    if wp.swap_prio >= 0:
+        name += f" prio={wp.swap_prio}"
+    for x in wp.extra_swap:
+        name += f" +{x['bytes'] >> 20}M" + (f" prio={x['prio']}" if x["prio"] >= 0 else "")
     return name
 
 
@@ -78,7 +92,7 @@ def add_parsers(sub) -> None:
     v.add_argument("--iterations", default="100", help="iterations per variant (default 100)")
     v.add_argument("--full", action="store_true",
                    help="the full matrix: mTHP sizes 16K..256K and 16K+64K, swap sizes 32M..128M and one "
-                        "not a multiple of 2M, the glibc RNG, more seeds")
+                        "not a multiple of 2M, the glibc RNG, more seeds, several zram devices")
     v.add_argument("--json", metavar="PATH", help="write every comparison as JSON ('-' for stdout)")
     v.add_argument("--retries", default="2",
                    help="rerun a kernel run on which other processes swapped onto the device, up to N "
