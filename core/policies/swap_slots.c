@@ -51,18 +51,6 @@ static void release_all(sl_swap_slots *ss, sl_device *d, const uint64_t *slots, 
 	sl_dev_unlock(d);
 }
 
-/* nr_swap_pages: free slots over every device. */
-static uint64_t free_swap_pages(const sl_swap_slots *ss, const sl_device *d)
-{
-	uint64_t n = 0;
-
-	if (!ss->set)
-		return d->pages - d->inuse_pages;
-	for (int t = 0; t < ss->set->nr; t++)
-		n += ss->set->dev[t]->pages - ss->set->dev[t]->inuse_pages;
-	return n;
-}
-
 /* get_swap_pages() of order 0 for the cache. */
 static int get_slots(sl_swap_slots *ss, sl_device *d, int cpu, int n, uint64_t *out)
 {
@@ -87,7 +75,7 @@ static void drain_slots_cache_cpu(sl_swap_slots *ss, sl_device *d, int cpu)
 /* check_cache_active(): hysteresis on free swap per online CPU. */
 static int check_cache_active(sl_swap_slots *ss, sl_device *d)
 {
-	uint64_t free_pages = free_swap_pages(ss, d);
+	uint64_t free_pages = sl_nr_swap_pages(d); /* every device */
 
 	if (!ss->active) {
 		if (free_pages > (uint64_t)ss->online_cpus * ACTIVATE_PER_CPU)

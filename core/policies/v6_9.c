@@ -174,30 +174,11 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, scan_state *ss)
 	}
 }
 
-/* nr_swap_pages: free slots of every swap device. */
-static uint64_t free_swap_pages(const sl_device *d)
-{
-	uint64_t n = d->pages - d->inuse_pages;
-
-	if (d->set && d->set->nr > 1) {
-		n = 0;
-		for (int t = 0; t < d->set->nr; t++)
-			n += d->set->dev[t]->pages - d->set->dev[t]->inuse_pages;
-	}
-	return n;
-}
-
 /* vm_swap_full() - <= 6.9: nr_swap_pages * 2 < total_swap_pages, with
  * nr_swap_pages already short of the batch being scanned for. */
 static int vm_swap_full(const sl_device *d, const scan_state *ss)
 {
-	uint64_t total = 0; /* total_swap_pages: every device */
-
-	if (!d->set)
-		return ss->nr_swap_pages * 2 < d->pages;
-	for (int t = 0; t < d->set->nr; t++)
-		total += d->set->dev[t]->pages;
-	return ss->nr_swap_pages * 2 < total;
+	return ss->nr_swap_pages * 2 < sl_total_swap_pages(d);
 }
 
 /* swap_offset_available_and_locked() - <= 6.9: free, or cache-only while
@@ -294,7 +275,7 @@ static int scan_swap_map_slots(sl_device *d, int cpu, int nr, uint64_t *slots)
 {
 	scan_state ss = {
 		.cpu = cpu, .nr = nr, .latency_ration = LATENCY_LIMIT, .slots = slots,
-		.nr_swap_pages = free_swap_pages(d) - (uint64_t)nr,
+		.nr_swap_pages = sl_nr_swap_pages(d) - (uint64_t)nr,
 	};
 	int step;
 

@@ -100,20 +100,32 @@ void sl_device_destroy(sl_device *d)
 	free(d);
 }
 
+uint64_t sl_nr_swap_pages(const sl_device *d)
+{
+	uint64_t n = 0;
+
+	if (!d->set)
+		return d->pages - d->inuse_pages;
+	for (int t = 0; t < d->set->nr; t++)
+		n += d->set->dev[t]->pages - d->set->dev[t]->inuse_pages;
+	return n;
+}
+
+uint64_t sl_total_swap_pages(const sl_device *d)
+{
+	uint64_t n = 0;
+
+	if (!d->set)
+		return d->pages;
+	for (int t = 0; t < d->set->nr; t++)
+		n += d->set->dev[t]->pages;
+	return n;
+}
+
 int sl_vm_swap_full(const sl_device *d)
 {
-	/* vm_swap_full(): nr_swap_pages * 2 < total_swap_pages, over every
-	 * swap device */
-	uint64_t pages = d->pages, inuse = d->inuse_pages;
-
-	if (d->set && d->set->nr > 1) {
-		pages = inuse = 0;
-		for (int t = 0; t < d->set->nr; t++) {
-			pages += d->set->dev[t]->pages;
-			inuse += d->set->dev[t]->inuse_pages;
-		}
-	}
-	return (pages - inuse) * 2 < pages;
+	/* vm_swap_full(): nr_swap_pages * 2 < total_swap_pages */
+	return sl_nr_swap_pages(d) * 2 < sl_total_swap_pages(d);
 }
 
 uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)

@@ -205,11 +205,8 @@ static int try_get_swap_pages(sl_swapset *s, int t, void *ctx)
 /* get_swap_pages() - <= 6.14: at most what is free over all devices. */
 int sl_set_get_swap_pages(sl_swapset *s, int cpu, int n, uint64_t *out, int order)
 {
-	uint64_t free_pages = 0;
+	uint64_t free_pages = sl_nr_swap_pages(s->dev[0]);
 	gsp_ctx g = { .cpu = cpu, .order = order, .out = out };
-
-	for (int t = 0; t < s->nr; t++)
-		free_pages += s->dev[t]->pages - s->dev[t]->inuse_pages;
 	if ((free_pages >> order) == 0)
 		return 0;
 	if ((uint64_t)n > (free_pages >> order))
@@ -225,22 +222,14 @@ typedef struct slow_ctx {
 	uint64_t e;
 } slow_ctx;
 
-static int try_alloc_slow(sl_swapset *s, int t, void *ctx)
-{
-	slow_ctx *c = ctx;
-	uint64_t off = s->dev[t]->pol->alloc_slow(s->dev[t], c->cpu, c->order);
-
-	if (off)
-		c->e = sl_entry(t, off);
-	return off || c->order > 0;
-}
-
-/* The generic layer (policies without a generation's own): each device's
- * whole allocator in priority order, large folios on the first only. */
+/* swap_alloc_slow()'s step on one device (6.15+: cluster_alloc_swap_entry());
+ * for the baselines, the device's whole allocator. A large folio tries the
+ * first device only. */
 static int try_alloc(sl_swapset *s, int t, void *ctx)
 {
 	slow_ctx *c = ctx;
-	uint64_t off = s->dev[t]->pol->alloc(s->dev[t], c->cpu, c->order);
+	const sl_policy *pol = s->dev[t]->pol;
+	uint64_t off = (pol->alloc_slow ? pol->alloc_slow : pol->alloc)(s->dev[t], c->cpu, c->order);
 
 	if (off)
 		c->e = sl_entry(t, off);
@@ -259,7 +248,7 @@ static uint64_t folio_alloc_swap_lr(sl_swapset *s, int cpu, int order)
 		if (off)
 			return sl_entry(t, off);
 	}
-	walk_avail(s, try_alloc_slow, &c);
+	walk_avail(s, try_alloc, &c);
 	return c.e;
 }
 

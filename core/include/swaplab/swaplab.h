@@ -41,8 +41,12 @@ unsigned sl_device_kind(const char *name, int *ok);
 const char *sl_device_kind_name(unsigned flags);
 /* Checks invariants I1-I7 and the policy's own; 0 if all hold. */
 int sl_device_check(const sl_device *d, char *msg, size_t len);
-/* Slots in use of one cluster, and whether the device may be full (50 %). */
+/* vm_swap_full(): over half of all swap in use. */
 int sl_vm_swap_full(const sl_device *d);
+/* nr_swap_pages and total_swap_pages: free and usable slots of every
+ * device in d's set (d alone without one). */
+uint64_t sl_nr_swap_pages(const sl_device *d);
+uint64_t sl_total_swap_pages(const sl_device *d);
 
 /* ------------------------------------------------------------------ swapset */
 
