@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
+#include "swaplab/debug.h"
 
 #define FAIL(...) do { snprintf(msg, len, __VA_ARGS__); return -1; } while (0)
 
@@ -144,3 +145,12 @@ int sl_device_check(const sl_device *d, char *msg, size_t len)
 		return d->pol->check(d, msg, len);
 	return 0;
 }
+
+#ifdef SL_DEBUG
+/* SL_ASSERT's failure: one line on stderr, then abort (VM_BUG_ON). */
+void sli_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	fprintf(stderr, "%s:%d: %s: assertion `%s' failed\n", file, line, func, cond);
+	abort();
+}
+#endif

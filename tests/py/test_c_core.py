@@ -23,7 +23,7 @@ def test_c_suite(name, tmp_path_factory):
     build = tmp_path_factory.mktemp(f"c-{name}")
     opts, only = BUILDS[name]
     cfg = ["cmake", "-S", ROOT, "-B", str(build), "-DSWAPLAB_PYTHON=OFF", "-DSWAPLAB_TESTS=ON",
-           "-DCMAKE_BUILD_TYPE=Debug", *opts]
+           "-DCMAKE_BUILD_TYPE=Debug", "-DSWAPLAB_WERROR=ON", *opts]
     subprocess.run(cfg, check=True, capture_output=True, text=True)
     b = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True, text=True)
     assert b.returncode == 0, b.stdout + b.stderr
