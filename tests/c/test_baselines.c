@@ -8,7 +8,7 @@
 /* A whole-cluster (order-9) request on cpu 0. */
 static uint64_t alloc9(sl_device *d) { return sl_swap_alloc(d, 0, 9); }
 
-TEST(buddy_initial_blocks_split_lowest_first)
+TEST(baselines_buddy_initial_blocks_split_lowest_first)
 {
 	sl_device *d = t_device("buddy", 4096);
 	/* cluster 0 minus the header: free blocks 1(o0) 2(o1) 4(o2) ... 256(o8) */
@@ -34,7 +34,7 @@ TEST(buddy_initial_blocks_split_lowest_first)
 	sl_device_destroy(d);
 }
 
-TEST(buddy_free_coalesces_back_to_whole_cluster)
+TEST(baselines_buddy_free_coalesces_back_to_whole_cluster)
 {
 	sl_device *d = t_device("buddy", 1024);  /* clusters 0, 1 */
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 16);    /* cluster 0's order-4 block */
@@ -60,7 +60,7 @@ TEST(buddy_free_coalesces_back_to_whole_cluster)
 	sl_device_destroy(d);
 }
 
-TEST(buddy_order9_only_when_whole_cluster_free)
+TEST(baselines_buddy_order9_only_when_whole_cluster_free)
 {
 	sl_device *d = t_device("buddy", 1536);  /* clusters 0..2 */
 	CHECK_EQ(alloc9(d), 512);
@@ -77,7 +77,7 @@ TEST(buddy_order9_only_when_whole_cluster_free)
 	sl_device_destroy(d);
 }
 
-TEST(buddy_partial_frees_coalesce)
+TEST(baselines_buddy_partial_frees_coalesce)
 {
 	sl_device *d = t_device("buddy", 1024);
 	/* exhaust cluster 0 so that cluster 1 is the only source */
@@ -108,7 +108,7 @@ TEST(buddy_partial_frees_coalesce)
 	sl_device_destroy(d);
 }
 
-TEST(buddy_partial_last_cluster_never_exceeds_max)
+TEST(baselines_buddy_partial_last_cluster_never_exceeds_max)
 {
 	sl_device *d = t_device("buddy", 1280);  /* cluster 2 holds slots 1024..1279 */
 	CHECK_EQ(alloc9(d), 512);
@@ -121,7 +121,7 @@ TEST(buddy_partial_last_cluster_never_exceeds_max)
 	sl_device_destroy(d);
 }
 
-TEST(buddy_fills_device_exactly_and_empties)
+TEST(baselines_buddy_fills_device_exactly_and_empties)
 {
 	sl_device *d = t_device("buddy", 2048);
 	uint64_t n = 0;
@@ -138,7 +138,7 @@ TEST(buddy_fills_device_exactly_and_empties)
 	sl_device_destroy(d);
 }
 
-TEST(first_fit_cursor_moves_past_each_allocation)
+TEST(baselines_first_fit_cursor_moves_past_each_allocation)
 {
 	sl_device *d = t_device("first-fit", 4096);
 	CHECK_EQ(sl_swap_alloc(d, 0, 0), 1);     /* cursor starts past the header */
@@ -156,7 +156,7 @@ TEST(first_fit_cursor_moves_past_each_allocation)
 	sl_device_destroy(d);
 }
 
-TEST(first_fit_alignment_skips_partly_used_ranges)
+TEST(baselines_first_fit_alignment_skips_partly_used_ranges)
 {
 	sl_device *d = t_device("first-fit", 1024);
 	for (uint64_t s = 1; s < 1024; s++)
@@ -185,7 +185,7 @@ TEST(first_fit_alignment_skips_partly_used_ranges)
 	sl_device_destroy(d);
 }
 
-TEST(first_fit_wraps_once)
+TEST(baselines_first_fit_wraps_once)
 {
 	sl_device *d = t_device("first-fit", 1024);
 	/* fill slots 1..1023 one by one, then free a few low ones */
@@ -208,7 +208,7 @@ TEST(first_fit_wraps_once)
 	sl_device_destroy(d);
 }
 
-TEST(first_fit_order1_and_2_lanes_at_word_edges)
+TEST(baselines_first_fit_order1_and_2_lanes_at_word_edges)
 {
 	sl_device *d = t_device("first-fit", 1024);
 	for (uint64_t s = 1; s < 1024; s++)
@@ -228,7 +228,7 @@ TEST(first_fit_order1_and_2_lanes_at_word_edges)
 	sl_device_destroy(d);
 }
 
-TEST(first_fit_partial_last_cluster_never_exceeds_max)
+TEST(baselines_first_fit_partial_last_cluster_never_exceeds_max)
 {
 	sl_device *d = t_device("first-fit", 1280);
 	CHECK_EQ(sl_swap_alloc(d, 0, 9), 512);

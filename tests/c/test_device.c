@@ -9,7 +9,7 @@ TEST(device_smaller_than_a_cluster_is_refused)
 	CHECK(!strcmp(msg, "swap device of 511 slots is smaller than one cluster (512 slots)"));
 }
 
-TEST(one_tib_device_fits_in_300_mib)
+TEST(device_one_tib_fits_in_300_mib)
 {
 	/* 2^28 slots: 1 byte a slot + 12 bytes a cluster */
 	char msg[160];
@@ -22,7 +22,7 @@ TEST(one_tib_device_fits_in_300_mib)
 	sl_device_destroy(d);
 }
 
-TEST(checker_reports_count_list_and_alignment_faults)
+TEST(device_checker_reports_count_list_and_alignment_faults)
 {
 	char msg[256];
 	sl_device *d = t_device("linux-6.18", 4096);
@@ -43,7 +43,7 @@ TEST(checker_reports_count_list_and_alignment_faults)
 	sl_device_destroy(d);
 }
 
-TEST(checker_reports_double_allocation)
+TEST(device_checker_reports_double_allocation)
 {
 	char msg[256];
 	sl_device *d = t_device("linux-6.18", 4096);

@@ -16,7 +16,7 @@ static int all_slots(const sl_device *d, uint32_t c, uint8_t v)
 	return 1;
 }
 
-TEST(classic_discard_list_worker_and_synchronous_discard)
+TEST(discard_classic_list_worker_and_synchronous_discard)
 {
 	for (int p = 0; p < 4; p++) {
 		char msg[256];
@@ -62,7 +62,7 @@ TEST(classic_discard_list_worker_and_synchronous_discard)
 /* 6.10: a CPU that needs a new cluster, of any order, discards the pending
  * clusters when the free list is empty, before its order-0 linear scan
  * could reach the one free slot left in a used cluster. */
-TEST(classic_new_cluster_discards_before_the_linear_scan)
+TEST(discard_classic_new_cluster_discards_before_the_linear_scan)
 {
 	char msg[256];
 	sl_device *d = sl_device_create(2048, SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 1,
@@ -115,7 +115,7 @@ static void empty_cluster(sl_device *d, uint32_t c)
 
 /* The discard list is first in, first out, and each discarded cluster goes
  * to the free-list tail; the worker takes every pending cluster. */
-TEST(classic_discard_order_and_free_list_tail)
+TEST(discard_classic_order_and_free_list_tail)
 {
 	for (int p = 0; p < 4; p++) {
 		sl_device *d = full_discard_ssd(classic[p], 4096);
@@ -140,7 +140,7 @@ TEST(classic_discard_order_and_free_list_tail)
 
 /* 6.12 (ladder step 5) and the v2 series (nonfull head first) take a
  * partial cluster of the order before discarding anything. */
-TEST(classic_partial_cluster_before_discard)
+TEST(discard_classic_partial_cluster_before_discard)
 {
 	const char *const names[] = { "nonfull-2024", "linux-6.12" };
 
@@ -162,7 +162,7 @@ TEST(classic_partial_cluster_before_discard)
 }
 
 /* <= 6.9: a PMD folio takes a free cluster or fails; it never discards. */
-TEST(v69_pmd_folio_does_not_discard)
+TEST(discard_classic_v69_pmd_folio_does_not_discard)
 {
 	sl_device *d = full_discard_ssd("linux-6.9", 4096);
 

@@ -35,7 +35,7 @@ static void check_proc(sl_proc *p, int exclusive, const char *file, int line)
 #define CHECK_PROC(p) check_proc(p, 1, __FILE__, __LINE__)
 #define CHECK_PROC_SHARED(p) check_proc(p, 0, __FILE__, __LINE__)
 
-TEST(anon_fault_takes_largest_enabled_order_with_empty_range)
+TEST(process_anon_fault_takes_largest_enabled_order_with_empty_range)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(4) | M(2), 64, SL_VMA_HUGEPAGE);
@@ -51,7 +51,7 @@ TEST(anon_fault_takes_largest_enabled_order_with_empty_range)
 	sl_device_destroy(d);
 }
 
-TEST(nohugepage_region_faults_order0)
+TEST(process_nohugepage_region_faults_order0)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(4), 64, SL_VMA_NOHUGEPAGE);
@@ -61,7 +61,7 @@ TEST(nohugepage_region_faults_order0)
 	sl_device_destroy(d);
 }
 
-TEST(pageout_writes_folios_in_address_order)
+TEST(process_pageout_writes_folios_in_address_order)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(4), 64, SL_VMA_HUGEPAGE);
@@ -79,7 +79,7 @@ TEST(pageout_writes_folios_in_address_order)
 
 /* Cluster 1 of a 4 MiB device holds every 16th slot, so order 4 fails and
  * the folio falls back: head first, then pages 15..1 on the next slots. */
-TEST(fallback_head_first_then_tails_descending)
+TEST(process_fallback_head_first_then_tails_descending)
 {
 	sl_device *d = t_device("linux-6.18", 1024);
 	for (int i = 0; i < 1023; i++)
@@ -113,7 +113,7 @@ TEST(fallback_head_first_then_tails_descending)
 	sl_device_destroy(d);
 }
 
-TEST(large_swapin_takes_whole_folio_and_frees_its_slots)
+TEST(process_large_swapin_takes_whole_folio_and_frees_its_slots)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(4), 32, SL_VMA_HUGEPAGE);
@@ -136,7 +136,7 @@ TEST(large_swapin_takes_whole_folio_and_frees_its_slots)
 	sl_device_destroy(d);
 }
 
-TEST(swapin_of_16k_folios)
+TEST(process_swapin_of_16k_folios)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p;
@@ -154,7 +154,7 @@ TEST(swapin_of_16k_folios)
 	sl_device_destroy(d);
 }
 
-TEST(pageout_splits_a_folio_the_range_cuts)
+TEST(process_pageout_splits_a_folio_the_range_cuts)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(4), 16, SL_VMA_HUGEPAGE);
@@ -173,7 +173,7 @@ TEST(pageout_splits_a_folio_the_range_cuts)
 	sl_device_destroy(d);
 }
 
-TEST(pmd_thp_faults_whole_and_swaps_out_whole)
+TEST(process_pmd_thp_faults_whole_and_swaps_out_whole)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(9), 1024, SL_VMA_HUGEPAGE);
@@ -197,7 +197,7 @@ TEST(pmd_thp_faults_whole_and_swaps_out_whole)
 	sl_device_destroy(d);
 }
 
-TEST(order0_failure_keeps_the_page_resident)
+TEST(process_order0_failure_keeps_the_page_resident)
 {
 	sl_device *d = t_device("linux-6.18", 512);
 	for (int i = 0; i < 511; i++)
@@ -217,7 +217,7 @@ TEST(order0_failure_keeps_the_page_resident)
  * falls back; pages 16..31 go to the zero page but each takes a slot and
  * gives it back, so page 15 lands 16 holes after page 0. The kernel printed
  * 0:1 1:63 2:61 ... 15:35, 16..31 present. */
-TEST(fallback_split_zero_tails_take_and_free_a_slot)
+TEST(process_fallback_split_zero_tails_take_and_free_a_slot)
 {
 	sl_device *d = t_device("linux-6.18", 1024);
 	sl_region_spec r[2] = { { .npages = 1023, .vmflags = SL_VMA_NOHUGEPAGE },
@@ -249,7 +249,7 @@ TEST(fallback_split_zero_tails_take_and_free_a_slot)
 
 /* F1 alone: MADV_PAGEOUT splits a 128K folio whose written half was dropped;
  * the never-written half goes to the zero page and is not swapped. */
-TEST(pageout_split_maps_never_written_pages_to_zero_page)
+TEST(process_pageout_split_maps_never_written_pages_to_zero_page)
 {
 	sl_device *d = t_device("linux-6.18", 16384);
 	sl_proc *p = proc(d, M(5), 32, SL_VMA_HUGEPAGE);

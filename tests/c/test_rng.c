@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include "t.h"
 
-TEST(glibc_rng_matches_libc_rand)
+TEST(rng_glibc_matches_libc_rand)
 {
 	unsigned seeds[] = { 1, 42, 12345 };
 	for (int k = 0; k < 3; k++) {
@@ -16,7 +16,7 @@ TEST(glibc_rng_matches_libc_rand)
 	}
 }
 
-TEST(glibc_rng_unseeded_sequence)
+TEST(rng_glibc_unseeded_sequence)
 {
 	sl_rng r;
 	sl_rng_init(&r, SL_RNG_GLIBC, 1);
@@ -26,7 +26,7 @@ TEST(glibc_rng_unseeded_sequence)
 	CHECK_EQ(sl_rng_below(&r, 960), 1714636915u % 960);
 }
 
-TEST(default_rng_is_pinned)
+TEST(rng_default_is_pinned)
 {
 	sl_rng r;
 	sl_rng_init(&r, SL_RNG_DEFAULT, 1);

@@ -16,7 +16,7 @@ static void alloc_n(sl_device *d, int cpu, int order, int n)
 		CHECK(sl_swap_alloc(d, cpu, order) != 0);
 }
 
-TEST(init_lists_ascending_cluster0_on_nonfull0)
+TEST(v618_init_lists_ascending_cluster0_on_nonfull0)
 {
 	sl_device *d = t_device(POL, 4096);
 	CHECK_LIST(d, NF(0), 0);
@@ -27,7 +27,7 @@ TEST(init_lists_ascending_cluster0_on_nonfull0)
 	sl_device_destroy(d);
 }
 
-TEST(init_partial_last_cluster_padding_counted)
+TEST(v618_init_partial_last_cluster_padding_counted)
 {
 	sl_device *d = t_device(POL, 1280); /* 5 MiB: the last cluster is half padding */
 	CHECK_LIST(d, NF(0), 0, 2);
@@ -39,7 +39,7 @@ TEST(init_partial_last_cluster_padding_counted)
 	sl_device_destroy(d);
 }
 
-TEST(order0_first_alloc_from_cluster0_then_fast_path)
+TEST(v618_order0_first_alloc_from_cluster0_then_fast_path)
 {
 	sl_device *d = t_device(POL, 4096);
 	CHECK_EQ(sl_swap_alloc(d, 0, 0), 1);
@@ -52,7 +52,7 @@ TEST(order0_first_alloc_from_cluster0_then_fast_path)
 	sl_device_destroy(d);
 }
 
-TEST(large_order_first_alloc_takes_free_head_to_frag)
+TEST(v618_large_order_first_alloc_takes_free_head_to_frag)
 {
 	sl_device *d = t_device(POL, 4096);
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
@@ -66,7 +66,7 @@ TEST(large_order_first_alloc_takes_free_head_to_frag)
 	sl_device_destroy(d);
 }
 
-TEST(full_cluster_moves_to_full_and_clears_cursor)
+TEST(v618_full_cluster_moves_to_full_and_clears_cursor)
 {
 	sl_device *d = t_device(POL, 4096);
 	alloc_n(d, 0, 4, 32);
@@ -79,7 +79,7 @@ TEST(full_cluster_moves_to_full_and_clears_cursor)
 	sl_device_destroy(d);
 }
 
-TEST(nonfull_is_tried_before_free)
+TEST(v618_nonfull_is_tried_before_free)
 {
 	sl_device *d = t_device(POL, 4096);
 	alloc_n(d, 0, 4, 32);              /* cluster 1 full */
@@ -95,7 +95,7 @@ TEST(nonfull_is_tried_before_free)
 	sl_device_destroy(d);
 }
 
-TEST(nonfull_scan_all_failures_move_to_frag)
+TEST(v618_nonfull_scan_all_failures_move_to_frag)
 {
 	sl_device *d = t_device(POL, 4096);
 	alloc_n(d, 0, 4, 64);              /* clusters 1 and 2 full */
@@ -110,7 +110,7 @@ TEST(nonfull_scan_all_failures_move_to_frag)
 	sl_device_destroy(d);
 }
 
-TEST(frag_list_scans_one_cluster_per_call_and_rotates)
+TEST(v618_frag_list_scans_one_cluster_per_call_and_rotates)
 {
 	sl_device *d = t_device(POL, 3072); /* clusters 0..5 */
 	alloc_n(d, 0, 4, 128);              /* clusters 1..4 full, free = [5] */
@@ -134,7 +134,7 @@ TEST(frag_list_scans_one_cluster_per_call_and_rotates)
 	sl_device_destroy(d);
 }
 
-TEST(order0_steals_from_higher_order_frag_cluster)
+TEST(v618_order0_steals_from_higher_order_frag_cluster)
 {
 	sl_device *d = t_device(POL, 3072);
 	alloc_n(d, 0, 0, 511);              /* cluster 0 full */
@@ -154,7 +154,7 @@ TEST(order0_steals_from_higher_order_frag_cluster)
 	sl_device_destroy(d);
 }
 
-TEST(emptied_cluster_goes_to_free_tail_and_fast_path_refuses_it)
+TEST(v618_emptied_cluster_goes_to_free_tail_and_fast_path_refuses_it)
 {
 	sl_device *d = t_device(POL, 4096);
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
@@ -169,7 +169,7 @@ TEST(emptied_cluster_goes_to_free_tail_and_fast_path_refuses_it)
 	sl_device_destroy(d);
 }
 
-TEST(partial_free_of_frag_cluster_moves_to_nonfull_tail)
+TEST(v618_partial_free_of_frag_cluster_moves_to_nonfull_tail)
 {
 	sl_device *d = t_device(POL, 4096);
 	alloc_n(d, 0, 4, 2);                /* cluster 1: 512, 528 */
@@ -187,7 +187,7 @@ TEST(partial_free_of_frag_cluster_moves_to_nonfull_tail)
 	sl_device_destroy(d);
 }
 
-TEST(pmd_order_only_from_free_clusters)
+TEST(v618_pmd_order_only_from_free_clusters)
 {
 	sl_device *d = t_device(POL, 1536); /* clusters 0..2 */
 	CHECK_EQ(sl_swap_alloc(d, 0, 9), 512);
@@ -201,7 +201,7 @@ TEST(pmd_order_only_from_free_clusters)
 	sl_device_destroy(d);
 }
 
-TEST(full_device_fails_without_touching_lists)
+TEST(v618_full_device_fails_without_touching_lists)
 {
 	sl_device *d = t_device(POL, 1024);
 	alloc_n(d, 0, 0, 1023);
@@ -214,7 +214,7 @@ TEST(full_device_fails_without_touching_lists)
 	sl_device_destroy(d);
 }
 
-TEST(swap_file_takes_order0_only)
+TEST(v618_swap_file_takes_order0_only)
 {
 	char msg[128];
 	sl_device *d = sl_device_create(4096, SL_DEV_SOLIDSTATE, 1, sl_policy_find(POL), 1, msg,
@@ -233,7 +233,7 @@ static sl_device *kind_device(unsigned flags, uint64_t slots)
 	return d;
 }
 
-TEST(rotational_device_shares_one_global_cluster_per_order)
+TEST(v618_rotational_device_shares_one_global_cluster_per_order)
 {
 	sl_device *d = kind_device(SL_DEV_BLKDEV, 4096);
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
@@ -245,7 +245,7 @@ TEST(rotational_device_shares_one_global_cluster_per_order)
 	sl_device_destroy(d);
 }
 
-TEST(discard_device_frees_through_the_discard_list)
+TEST(v618_discard_device_frees_through_the_discard_list)
 {
 	sl_device *d = kind_device(SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 4096);
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
@@ -261,7 +261,7 @@ TEST(discard_device_frees_through_the_discard_list)
 	sl_device_destroy(d);
 }
 
-TEST(discard_device_prefers_free_over_nonfull)
+TEST(v618_discard_device_prefers_free_over_nonfull)
 {
 	sl_device *d = kind_device(SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 4096);
 	for (int i = 0; i < 32; i++)
@@ -273,7 +273,7 @@ TEST(discard_device_prefers_free_over_nonfull)
 	sl_device_destroy(d);
 }
 
-TEST(discard_device_order0_failure_discards_synchronously)
+TEST(v618_discard_device_order0_failure_discards_synchronously)
 {
 	sl_device *d = kind_device(SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE | SL_DEV_DISCARD, 1024);
 	for (int i = 0; i < 1023; i++)
