@@ -306,3 +306,8 @@ const char *sl_device_kind_name(unsigned flags)
 			return kinds[i].name;
 	return "custom";
 }
+
+const char *sl_device_kind_at(int i)
+{
+	return i >= 0 && (size_t)i < sizeof(kinds) / sizeof(kinds[0]) ? kinds[i].name : NULL;
+}

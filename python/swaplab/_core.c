@@ -396,13 +396,58 @@ static struct PyModuleDef module = {
 	NULL, NULL, NULL, NULL,
 };
 
+/* The core's constants, from its headers, so that Python never re-declares
+ * one (tests/py/test_constants.py pins the values). */
+static int add_constants(PyObject *m)
+{
+	static const struct { const char *name; long long v; } ints[] = {
+		{ "PAGE_SIZE", SL_PAGE_SIZE },             /* bytes in a page and a slot */
+		{ "CLUSTER_SLOTS", SL_CLUSTER },           /* SWAPFILE_CLUSTER */
+		{ "CLUSTER_BYTES", (long long)SL_CLUSTER * SL_PAGE_SIZE },
+		{ "NR_ORDERS", SL_NR_ORDERS },             /* SWAP_NR_ORDERS: orders 0..9 */
+		{ "PMD_ORDER", SL_PMD_ORDER },
+		{ "MTHP_MIN_ORDER", SL_MTHP_MIN_ORDER },   /* the smallest anonymous mTHP */
+		{ "MAX_SWAPFILES", SL_MAX_SWAPFILES },     /* devices in one swap set */
+		{ "PRIO_MAX", SL_PRIO_MAX },               /* swapon -p 0..PRIO_MAX */
+		{ "MAX_CPUS", SL_MAX_CPUS },
+		{ "TYPE_SHIFT", SL_TYPE_SHIFT },           /* entry = type << TYPE_SHIFT | offset */
+		{ "BT_RECENT", SL_BT_RECENT },             /* bench threads --recent: the newest folios */
+	};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		PyObject *v = PyLong_FromLongLong(ints[i].v);
+		if (!v || PyModule_AddObject(m, ints[i].name, v)) {
+			Py_XDECREF(v);
+			return -1;
+		}
+	}
+	int n = 0;
+	while (sl_device_kind_at(n))
+		n++;
+	PyObject *kinds = PyTuple_New(n);
+	for (int i = 0; kinds && i < n; i++) {
+		PyObject *k = PyUnicode_FromString(sl_device_kind_at(i));
+		if (!k) {
+			Py_CLEAR(kinds);
+			break;
+		}
+		PyTuple_SET_ITEM(kinds, i, k);
+	}
+	if (!kinds || PyModule_AddObject(m, "DEVICE_KINDS", kinds)) {
+		Py_XDECREF(kinds);
+		return -1;
+	}
+	if (PyModule_AddStringConstant(m, "VERSION", SWAPLAB_VERSION))
+		return -1;
+	return 0;
+}
+
 PyMODINIT_FUNC PyInit__core(void);
 PyMODINIT_FUNC PyInit__core(void)
 {
 	PyObject *m = PyModule_Create(&module);
-	if (m) {
-		PyModule_AddStringConstant(m, "VERSION", SWAPLAB_VERSION);
-		PyModule_AddIntConstant(m, "NR_ORDERS", SL_NR_ORDERS);
+	if (m && add_constants(m)) {
+		Py_DECREF(m);
+		return NULL;
 	}
 	return m;
 }

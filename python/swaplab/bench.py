@@ -10,7 +10,8 @@ import statistics
 import sys
 
 from . import __version__, _core
-from .params import ParamError, WorkloadParams, check_policy_name, format_size, parse_count, parse_size
+from .params import (CLUSTER_BYTES, PAGE, ParamError, WorkloadParams, check_policy_name, format_size,
+                     parse_count, parse_size)
 from .results import check_writable, machine_info, write_json
 from . import report
 
@@ -45,7 +46,7 @@ def add_parsers(bsub) -> None:
     t.add_argument("--ops", default="1000000", help="order-0 pairs per thread (order k: >> k; default 1000000)")
     t.add_argument("--seed", default="1")
     t.add_argument("--victims", default="any", choices=["any", "recent"],
-                   help="which folio a pair frees: any of the CPU's (default) or one of its 4096 newest")
+                   help=f"which folio a pair frees: any of the CPU's (default) or one of its {_core.BT_RECENT} newest")
     t.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
     t.add_argument("--plot", metavar="PATH", help="an SVG of ops/s against threads")
 
@@ -66,21 +67,21 @@ def _list(text: str, conv, what: str, unique: bool = True) -> list:
 def _size(t: str, what: str) -> int:
     from .params import MAX_SWAP
     b = parse_size(t, what)
-    if b < 2 << 20:
-        raise ParamError(f"{what} {t} is smaller than one cluster (2M)")
+    if b < CLUSTER_BYTES:
+        raise ParamError(f"{what} {t} is smaller than one cluster ({format_size(CLUSTER_BYTES)})")
     if b > MAX_SWAP:
         raise ParamError(f"{what} {t} is larger than the model supports here (16T)")
     return b
 
 
 def _threads(t: str, what: str) -> int:
-    return parse_count(t, what, 1, 256)
+    return parse_count(t, what, 1, _core.MAX_CPUS)
 
 
 def _order(t: str, what: str) -> int:
     o = parse_count(t, what)
-    if o > 9:
-        raise ParamError(f"{what} {t} is above 9 (2M)")
+    if o > _core.PMD_ORDER:
+        raise ParamError(f"{what} {t} is above {_core.PMD_ORDER} ({format_size(CLUSTER_BYTES)})")
     return o
 
 
@@ -98,7 +99,7 @@ def run_alloc(policy: str, sizes: list, fills: list, orders: list, pairs: int, r
         for order in orders:
             for fill in fills:
                 n = max(1, pairs >> order) if order else pairs
-                r = _core.bench_alloc(policy, size // 4096, order, fill / 100.0, n, seed)
+                r = _core.bench_alloc(policy, size // PAGE, order, fill / 100.0, n, seed)
                 row = {"size": format_size(size), "size_bytes": size, "order": order, "fill_pct": fill}
                 row.update(r)
                 results.append(row)
@@ -180,7 +181,7 @@ def run_threads(policies, threads, cases, fills, size, ops, seed, progress=None,
                 base = None
                 n_ops = max(1, ops >> max(orders)) if max(orders) else ops
                 for t in threads:
-                    r = _core.bench_threads(pol, size // 4096, t, fill / 100.0, orders, n_ops, seed,
+                    r = _core.bench_threads(pol, size // PAGE, t, fill / 100.0, orders, n_ops, seed,
                                             recent=recent)
                     large = [o for o in set(orders) if o > 0]
                     att = sum(r["alloc_ok"][o] + r["alloc_fail"][o] for o in large)

@@ -12,9 +12,10 @@ KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
 TiB = 1024 * GiB
-PAGE = 4096
-CLUSTER_BYTES = 512 * PAGE
-MTHP_MIN = 16 * KiB
+# The core's constants (python/swaplab/_core.c exports them from its headers).
+PAGE = _core.PAGE_SIZE
+CLUSTER_BYTES = _core.CLUSTER_BYTES
+MTHP_MIN = PAGE << _core.MTHP_MIN_ORDER
 
 _UNITS = {"": 1, "B": 1, "K": KiB, "KB": KiB, "KIB": KiB, "M": MiB, "MB": MiB, "MIB": MiB,
           "G": GiB, "GB": GiB, "GIB": GiB, "T": TiB, "TB": TiB, "TIB": TiB}
@@ -59,9 +60,10 @@ def parse_mthp(text: str) -> list[int]:
         if b <= 0 or b & (b - 1):
             raise ParamError(f"mTHP size {part.strip()} is not a power of two")
         if b > CLUSTER_BYTES:
-            raise ParamError(f"mTHP size {part.strip()} is larger than a cluster (2M)")
+            raise ParamError(f"mTHP size {part.strip()} is larger than a cluster ({format_size(CLUSTER_BYTES)})")
         if b < MTHP_MIN:
-            raise ParamError(f"mTHP size {part.strip()} is smaller than 16K, the smallest anonymous mTHP")
+            raise ParamError(f"mTHP size {part.strip()} is smaller than {format_size(MTHP_MIN)}, "
+                             "the smallest anonymous mTHP")
         if b in seen:
             raise ParamError(f"--mthp names {part.strip()} twice")
         seen.add(b)
@@ -141,9 +143,9 @@ def check_policy_name(name: str) -> None:
         raise ParamError(f"unknown policy '{name}' (known: {', '.join(known)})")
 
 
-DEVICE_KINDS = ["zram", "ssd", "ssd-discard", "hdd", "file"]
-MAX_SWAPFILES = 8
-MAX_PRIO = 32767
+DEVICE_KINDS = list(_core.DEVICE_KINDS)
+MAX_SWAPFILES = _core.MAX_SWAPFILES
+MAX_PRIO = _core.PRIO_MAX
 
 
 def parse_swap_spec(text: str) -> dict:
@@ -165,9 +167,9 @@ def check_swap_size(b: int, text: str, what: str = "swap size") -> int:
     if b > MAX_SWAP:
         raise ParamError(f"{what} {text} is larger than the model supports here (16T)")
     if b < CLUSTER_BYTES:
-        raise ParamError(f"{what} {text} is smaller than one cluster (2M)")
+        raise ParamError(f"{what} {text} is smaller than one cluster ({format_size(CLUSTER_BYTES)})")
     if b % PAGE:
-        raise ParamError(f"{what} {text} is not a multiple of 4K")
+        raise ParamError(f"{what} {text} is not a multiple of {format_size(PAGE)}")
     return b
 
 
@@ -176,7 +178,8 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
     if policy:
         p.add_argument("--policy", default="linux-6.18", help="allocator policy (swaplab policies)")
     p.add_argument("--swap-size", default="64M", help="swap device size (default 64M)")
-    p.add_argument("--mthp", default="64K", help="enabled mTHP sizes, e.g. 64K or 16K,64K (16K..2M)")
+    p.add_argument("--mthp", default="64K", help="enabled mTHP sizes, e.g. 64K or 16K,64K "
+                   f"({format_size(MTHP_MIN)}..{format_size(CLUSTER_BYTES)})")
     p.add_argument("-s", "--small-folios", action="store_true", help="also exercise the small-folio region B")
     p.add_argument("-a", "--aligned-swapin", action="store_true", help="thp-swap: swap in 64K-aligned chunks")
     p.add_argument("--iterations", default="100", help="iterations (default 100)")
@@ -192,7 +195,7 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
     p.add_argument("--device", default="zram", choices=DEVICE_KINDS,
                    help="swap device kind the model uses (default zram; the kernel harness runs zram only)")
     p.add_argument("--swap-prio", default=None,
-                   help="the device's swap priority, 0..32767 (default: none, as swapon without -p)")
+                   help=f"the device's swap priority, 0..{MAX_PRIO} (default: none, as swapon without -p)")
     p.add_argument("--add-swap", action="append", default=[], metavar="SIZE[:KIND[:PRIO]]",
                    help="one more swap device, swapon'ed after the first (repeatable, "
                         f"{MAX_SWAPFILES} devices in all; example: 64M:ssd:5; the kernel harness: zram only)")
@@ -215,8 +218,8 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     wp.seed = parse_count(a.seed, "--seed")
     wp.rng = a.rng
     wp.device = a.device
-    wp.cpu = parse_count(a.cpu, "--cpu", 0, 255)
-    wp.cpus = parse_count(a.cpus, "--cpus", 1, 256 - wp.cpu)
+    wp.cpu = parse_count(a.cpu, "--cpu", 0, _core.MAX_CPUS - 1)
+    wp.cpus = parse_count(a.cpus, "--cpus", 1, _core.MAX_CPUS - wp.cpu)
     wp.migrate_every = parse_count(a.migrate_every, "--migrate-every", 0, 2 ** 32 - 1)
     for opt, attr, val in (("--region-a-size", "region_a_bytes", a.region_a_size),
                            ("--region-b-size", "region_b_bytes", a.region_b_size)):
@@ -231,7 +234,7 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     if wp.region_a_bytes and wp.region_a_bytes % (64 * KiB):
         raise ParamError(f"--region-a-size {a.region_a_size} is not a multiple of 64K")
     if wp.region_b_bytes and wp.region_b_bytes % PAGE:
-        raise ParamError(f"--region-b-size {a.region_b_size} is not a multiple of 4K")
+        raise ParamError(f"--region-b-size {a.region_b_size} is not a multiple of {format_size(PAGE)}")
     policy = a.policy if hasattr(a, "policy") else "linux-6.18"
     check_policy_name(policy)
     try:

@@ -39,6 +39,8 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr);
 /* Device kinds by name: zram, ssd, ssd-discard, hdd, file. */
 unsigned sl_device_kind(const char *name, int *ok);
 const char *sl_device_kind_name(unsigned flags);
+/* The i-th kind's name in that order (zram first, the default), NULL past the last. */
+const char *sl_device_kind_at(int i);
 /* Checks invariants I1-I7 and the policy's own; 0 if all hold. */
 int sl_device_check(const sl_device *d, char *msg, size_t len);
 /* vm_swap_full(): over half of all swap in use. */
@@ -56,6 +58,7 @@ uint64_t sl_total_swap_pages(const sl_device *d);
 #define SL_MAX_SWAPFILES 8
 #define SL_TYPE_SHIFT 48
 #define SL_PRIO_AUTO INT32_MIN   /* swapon without -p: -2, -3, ... */
+#define SL_PRIO_MAX 32767        /* swapon -p: 0..SL_PRIO_MAX (SHRT_MAX) */
 static inline uint64_t sl_entry(int type, uint64_t off)
 {
 	return ((uint64_t)type << SL_TYPE_SHIFT) | off;

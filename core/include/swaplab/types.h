@@ -50,6 +50,7 @@
 #define SL_CLUSTER 512u             /* SWAPFILE_CLUSTER with CONFIG_THP_SWAP */
 #define SL_NR_ORDERS 10             /* SWAP_NR_ORDERS: orders 0..9 */
 #define SL_PMD_ORDER 9
+#define SL_MTHP_MIN_ORDER 2         /* the smallest anonymous mTHP: 16 KiB */
 #define SL_PAGE_SIZE 4096u
 #define SL_MAX_CPUS 256
 #define SL_CACHELINE 64

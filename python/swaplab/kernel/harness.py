@@ -69,7 +69,7 @@ def swap_devices(wp: WorkloadParams) -> list:
     before any other swap; several: the model's priorities exactly (no -p
     where none is given: the kernel's -2, -3, ...)."""
     if not wp.extra_swap:
-        return [(wp.swap_bytes, wp.swap_prio if wp.swap_prio >= 0 else 32767)]
+        return [(wp.swap_bytes, wp.swap_prio if wp.swap_prio >= 0 else _core.PRIO_MAX)]
     return [(wp.swap_bytes, wp.swap_prio if wp.swap_prio >= 0 else None)] + \
         [(x["bytes"], x["prio"] if x["prio"] >= 0 else None) for x in wp.extra_swap]
 
