@@ -1,7 +1,7 @@
 /*
  * process.c - the process side: what turns a workload into allocations and
- * frees, in the order the kernel makes them (spec/workloads.md, rules 1-7;
- * the confirmed and corrected rules are in docs/kernel-findings.md).
+ * frees, in the order the kernel makes them (the process-side rules 1-7 of
+ * docs/workloads.md; what the live kernel added is in docs/kernel-findings.md).
  *
  * A process has regions (one VMA each, starting 2 MiB aligned), a PTE per
  * page and the folios its PTEs map. PTE encoding:

@@ -1,6 +1,6 @@
 /*
  * workload.c - the operation streams of the fragmentation workloads
- * (spec/workloads.md W1, W2). Shared by the model (run.c) and the kernel
+ * (docs/workloads.md W1, W2). Shared by the model (run.c) and the kernel
  * driver, so both replay the same operations from the same seed.
  *
  * thp-swap-v1  the June 2024 test: no warm-up; each iteration 256 random

@@ -1,7 +1,8 @@
 /*
- * test_nonfull_2024.c - the cluster states of the June 2024 v2 series
- * (spec §9.5) with the exact list and cursor state each step must leave.
- * 16 MiB device: clusters 0..7, 4 CPUs (slot caches off below 1280 free).
+ * test_nonfull_2024.c - the cluster states of Chris Li's "mTHP swap
+ * allocator base on swap cluster order" v2 (June 2024) with the exact list
+ * and cursor state each step must leave. 16 MiB device: clusters
+ * 0..7, 4 CPUs (slot caches off below 1280 free).
  */
 #include "t.h"
 

@@ -1,8 +1,9 @@
 /*
- * test_v6_10.c - the steps of linux-6.10 (spec §5.4, §6.1, §9.1) with the
- * exact state each must leave. 16 MiB device: clusters 0..7; 4 MiB: 0..1;
- * 96 MiB: 0..47. t_device() has 4 CPUs: the slot caches switch on above
- * 4 x 320 free slots and off below 4 x 128.
+ * test_v6_10.c - the steps of linux-6.10 (6.10
+ * scan_swap_map_try_ssd_cluster, the slot caches, scan_swap_map_slots) with
+ * the exact state each must leave. 16 MiB device: clusters 0..7; 4 MiB:
+ * 0..1; 96 MiB: 0..47. t_device() has 4 CPUs: the slot caches switch on
+ * above 4 x 320 free slots and off below 4 x 128.
  */
 #include "t.h"
 

@@ -1,5 +1,6 @@
 /*
- * test_v6_12.c - the list steps of linux-6.12 (spec §5.3, §6.1) with the
+ * test_v6_12.c - the list steps of linux-6.12 (6.12
+ * cluster_alloc_swap_entry and the slot caches of mm/swap_slots.c) with the
  * exact state each must leave. 16 MiB device: clusters 0..7; 96 MiB: 0..47.
  */
 #include "t.h"

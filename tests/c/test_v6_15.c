@@ -1,7 +1,8 @@
 /*
- * test_v6_15.c - where linux-6.15 differs from linux-6.18 (spec §5.1): the
- * free list before nonfull, the counted frag scan, the fast path restarting
- * in an emptied cluster, no slot cache. 16 MiB: clusters 0..7; 12 MiB: 0..5.
+ * test_v6_15.c - where linux-6.15 differs from linux-6.18 (6.15
+ * cluster_alloc_swap_entry): the free list before nonfull, the counted frag
+ * scan, the fast path restarting in an emptied cluster, no slot cache.
+ * 16 MiB: clusters 0..7; 12 MiB: 0..5.
  */
 #include "t.h"
 

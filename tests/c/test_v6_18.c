@@ -1,6 +1,7 @@
 /*
- * test_v6_18.c - every list transition and search step of linux-6.18 that
- * spec/kernel-allocator.md §3 names, each with the exact state it must
+ * test_v6_18.c - every list transition and search step of linux-6.18's
+ * allocation path (6.18 mm/swapfile.c: folio_alloc_swap down to
+ * relocate_cluster, and the free path), each with the exact state it must
  * leave. Devices: 16 MiB = clusters 0..7, 12 MiB = 0..5, 4 MiB = 0..1.
  */
 #include "t.h"

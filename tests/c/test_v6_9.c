@@ -1,11 +1,11 @@
 /*
- * test_v6_9.c - the classic allocator of linux-6.9 (spec §9, §6.1, §2): the
- * interleaved free list, per-CPU clusters, slot-cache batches and the free
- * slot cache, whole-cluster PMD allocation, the linear swap_map scan and
- * its random 64 MiB jumps. Devices: 16 MiB = clusters 0..7, 96 MiB =
- * 0..47, 256 MiB = 0..127; 4 CPUs, so the slot caches switch on above
- * 4 x 320 free slots. Slot numbers that depend on the policy's random
- * numbers are pinned by its fixed seed.
+ * test_v6_9.c - the classic allocator of linux-6.9 (6.9 mm/swapfile.c and
+ * mm/swap_slots.c): the interleaved free list, per-CPU clusters, slot-cache
+ * batches and the free slot cache, whole-cluster PMD allocation, the linear
+ * swap_map scan and its random 64 MiB jumps. Devices: 16 MiB = clusters
+ * 0..7, 96 MiB = 0..47, 256 MiB = 0..127; 4 CPUs, so the slot caches switch
+ * on above 4 x 320 free slots. Slot numbers that depend on the policy's
+ * random numbers are pinned by its fixed seed.
  */
 #include "t.h"
 

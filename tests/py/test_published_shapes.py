@@ -1,5 +1,5 @@
 """One test per kernel generation: the shape of the published fragmentation
-results (../shared/reference/seed-results.md) on the same workloads, 64 MiB
+results (docs/sources.md, "Published figures") on the same workloads, 64 MiB
 zram, 64K mTHP, seed 1. Shapes, not digits: the published runs came from
 other machines; where the model differs, docs/policies/<policy>.md says why."""
 import pytest
