@@ -63,6 +63,7 @@
 #include "swaplab/scan_hdd.h"
 #include "swaplab/cluster.h"
 #include "swaplab/scan_classic.h"
+#include "swaplab/debug.h"
 
 /* CLUSTER_STATE_* of the v2 series; 0 = never listed (bad slots). */
 enum { ST_NONE = 0, ST_FREE, ST_PER_CPU, ST_SCANNED, ST_NONFULL,
@@ -76,11 +77,9 @@ typedef struct nonfull_state {
 	uint32_t *nf_prev, *nf_next;
 } nonfull_state;
 
+#define NONFULL_RNG_SEED UINT64_C(0x6a10) /* 6.10's scan-base stream */
+
 static nonfull_state *st(sl_device *d) { return d->pstate; }
-static uint64_t *next_of(sl_device *d, int cpu, int order)
-{
-	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
-}
 
 /* ---- nonfull[order]: the kernel's list and its device mirror ---------- */
 
@@ -194,10 +193,9 @@ static void dec_cluster_info_page(sl_device *d, uint32_t c)
  * leaves its state FREE - the model takes it for this cursor. */
 static void alloc_cluster(sl_device *d, int cpu, uint32_t c, int order)
 {
-	uint64_t next = *next_of(d, cpu, order);
+	uint64_t next = *sli_cursor(d, cpu, order);
 
-	if (sli_list_first(d, SL_LIST_FREE) != c)
-		abort(); /* VM_BUG_ON: the conflict check guarantees the head */
+	SL_ASSERT(sli_list_first(d, SL_LIST_FREE) == c); /* VM_BUG_ON */
 	sli_isolate_cluster(d, c);
 	st(d)->state[c] = (next && sli_cluster_of(next) == c) ? ST_PER_CPU : ST_SCANNED;
 }
@@ -236,7 +234,7 @@ static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset
 					 uint64_t *scan_base, int order)
 {
 	nonfull_state *s = st(d);
-	uint64_t *next = next_of(d, cpu, order);
+	uint64_t *next = sli_cursor(d, cpu, order);
 	uint32_t nr = 1u << order;
 
 	for (;;) { /* new_cluster: */
@@ -297,6 +295,8 @@ static const sc_ops nonfull_ops = {
 	.cluster_is_free = cluster_is_free,
 	.add_cluster_info_page = add_cluster_info_page,
 	.dec_cluster_info_page = dec_cluster_info_page,
+	.random_inclusive = sc_random_inclusive,
+	.seed = NONFULL_RNG_SEED,
 };
 
 /* setup_swap_map_and_extents() - v2 (as 6.10): clusters with bad slots on

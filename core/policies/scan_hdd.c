@@ -14,8 +14,6 @@
 #include "swaplab/scan_classic.h"
 #include "swaplab/scan_hdd.h"
 
-#define LATENCY_LIMIT 256
-
 typedef struct hd_state {
 	sc_swap_info si;           /* lowest_bit / highest_bit */
 	uint64_t cluster_next;     /* si->cluster_next: where the next scan starts */
@@ -38,23 +36,18 @@ static void hd_relist(sl_device *d, uint32_t c)
 		sli_move_cluster(d, c, list, flag);
 }
 
-/* A free slot. A cache-only one (vm_swap_full) would reach `checks`, where
- * __try_to_reclaim_swap() finds no folio behind a slot-cache slot: passed
- * over, as here. */
-static int hd_offset_available(const sl_device *d, uint64_t off)
-{
-	return d->map[off] == SL_SLOT_FREE;
-}
-
 /* scan_swap_map_slots() - <= 6.13, device without cluster_info: up to nr
- * order-0 slots, reserved for the swap cache. The gotos are the kernel's. */
+ * order-0 slots, reserved for the swap cache. The gotos are the kernel's;
+ * `checks`, the linear scan and the short forward scan are the classic
+ * scanner's (scan_classic.c). */
 static int hd_scan_swap_map_slots(sl_device *d, int nr, uint64_t *slots)
 {
 	hd_state *h = hd(d);
-	uint64_t offset, scan_base, last_in_cluster, scan_limit;
-	int n_ret = 0, latency_ration = LATENCY_LIMIT, scanned_many = 0;
+	sc_scan ss = { .latency_ration = SC_LATENCY_LIMIT };
+	uint64_t last_in_cluster;
+	int n_ret = 0;
 
-	scan_base = offset = h->cluster_next;
+	ss.scan_base = ss.offset = h->cluster_next;
 	if (!h->cluster_nr--) {
 		/* the run is used up: start a new one */
 		if (d->pages - d->inuse_pages < SL_CLUSTER) {
@@ -63,90 +56,79 @@ static int hd_scan_swap_map_slots(sl_device *d, int nr, uint64_t *slots)
 		}
 		/* seeks are expensive: the first 512 free slots in a row from
 		 * the start of the device (unaligned) */
-		scan_base = offset = h->si.lowest_bit;
-		last_in_cluster = offset + SL_CLUSTER - 1;
-		for (; last_in_cluster <= h->si.highest_bit; offset++) {
-			if (d->map[offset]) {
-				last_in_cluster = offset + SL_CLUSTER;
-			} else if (offset == last_in_cluster) {
-				offset -= SL_CLUSTER - 1;
-				h->cluster_next = offset;
+		ss.scan_base = ss.offset = h->si.lowest_bit;
+		last_in_cluster = ss.offset + SL_CLUSTER - 1;
+		for (; last_in_cluster <= h->si.highest_bit; ss.offset++) {
+			if (d->map[ss.offset]) {
+				last_in_cluster = ss.offset + SL_CLUSTER;
+			} else if (ss.offset == last_in_cluster) {
+				ss.offset -= SL_CLUSTER - 1;
+				h->cluster_next = ss.offset;
 				h->cluster_nr = SL_CLUSTER - 1;
 				goto checks;
 			}
-			if (--latency_ration < 0)
-				latency_ration = LATENCY_LIMIT; /* cond_resched() */
+			if (--ss.latency_ration < 0)
+				ss.latency_ration = SC_LATENCY_LIMIT; /* cond_resched() */
 		}
-		offset = scan_base;
+		ss.offset = ss.scan_base;
 		h->cluster_nr = SL_CLUSTER - 1;
 	}
 
 checks:
 	if (!h->si.highest_bit)
 		goto no_page;
-	if (offset > h->si.highest_bit)
-		scan_base = offset = h->si.lowest_bit;
-	if (d->map[offset]) {
+	if (ss.offset > h->si.highest_bit)
+		ss.scan_base = ss.offset = h->si.lowest_bit;
+	if (sc_reclaim_fails(d, ss.offset))
+		goto scan; /* check the next one */
+	if (d->map[ss.offset]) {
 		if (!n_ret)
 			goto scan;
 		goto done;
 	}
-	sli_reserve_range(d, offset, 1);
-	hd_relist(d, sli_cluster_of(offset));
-	sc_swap_range_alloc(&h->si, d, offset, 1);
-	slots[n_ret++] = offset;
-	if (n_ret == nr || offset >= h->si.highest_bit)
+	sli_reserve_range(d, ss.offset, 1);
+	hd_relist(d, sli_cluster_of(ss.offset));
+	sc_swap_range_alloc(&h->si, d, ss.offset, 1);
+	sc_swap_batch_took(d, 0);
+	slots[n_ret++] = ss.offset;
+	if (n_ret == nr || ss.offset >= h->si.highest_bit)
 		goto done;
-	if (--latency_ration < 0)
+	if (--ss.latency_ration < 0)
 		goto done; /* time to take a break (n_ret > 0) */
 	/* still more slots in this run? */
-	if (h->cluster_nr && !d->map[++offset]) {
+	if (h->cluster_nr && !d->map[++ss.offset]) {
 		--h->cluster_nr;
 		goto checks;
 	}
 	/* else a short scan forward under the lock */
-	if (!scanned_many) {
-		scan_limit = offset < scan_base ? scan_base : h->si.highest_bit;
-		for (; offset <= scan_limit && --latency_ration > 0; offset++)
-			if (!d->map[offset])
-				goto checks;
-	}
+	if (sc_scan_forward(d, &h->si, &ss))
+		goto checks;
 done:
-	h->cluster_next = offset + 1; /* set_cluster_next(), rotational */
+	h->cluster_next = ss.offset + 1; /* set_cluster_next(), rotational */
 	return n_ret;
 
 scan:
-	while (++offset <= h->si.highest_bit) {
-		if (--latency_ration < 0) {
-			latency_ration = LATENCY_LIMIT;
-			scanned_many = 1;
-		}
-		if (hd_offset_available(d, offset))
-			goto checks;
-	}
-	offset = h->si.lowest_bit;
-	while (offset < scan_base) {
-		if (--latency_ration < 0) {
-			latency_ration = LATENCY_LIMIT;
-			scanned_many = 1;
-		}
-		if (hd_offset_available(d, offset))
-			goto checks;
-		offset++;
-	}
+	if (sc_scan_linear(d, &h->si, &ss))
+		goto checks;
 no_page:
 	return n_ret;
 }
 
+/* get_swap_pages() - <= 6.13, one rotational device (the batch accounting
+ * of scan_classic.h). */
 int hd_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 {
+	int got = 0;
+
 	(void)cpu;
 	/* no cluster_info: no large folio, not even a PMD one */
-	if (order > 0 || d->inuse_pages >= d->pages || !hd(d)->si.highest_bit)
+	if (order > 0)
 		return 0;
-	if ((uint64_t)n > d->pages - d->inuse_pages)
-		n = (int)(d->pages - d->inuse_pages);
-	return hd_scan_swap_map_slots(d, n, out);
+	n = sc_swap_batch_begin(d, n, 0);
+	if (n && hd(d)->si.highest_bit)
+		got = hd_scan_swap_map_slots(d, n, out);
+	sc_swap_batch_end(d);
+	return got;
 }
 
 static int hd_get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)

@@ -19,14 +19,15 @@
  * Process side: order-0 swap-in, splits keep never-written pages, fallback
  * split pages reclaimed in ascending order (no SL_POL_* process flags).
  *
- * Kernel functions modelled (same names, 6.10): scan_swap_map_try_ssd_cluster,
- * add_cluster_info_page, alloc_cluster, dec_cluster_info_page (free_cluster
- * and the discard list: scan_classic.c).
- * The classic scanner around them - get_swap_pages, scan_swap_map_slots,
- * scan_swap_map_ssd_cluster_conflict, swap_range_empty, swap_range_alloc,
+ * Kernel functions modelled (same names, 6.10), all in the classic scanner
+ * (scan_classic.c, sc_*): the cluster step scan_swap_map_try_ssd_cluster,
+ * add_cluster_info_page, alloc_cluster, dec_cluster_info_page, free_cluster
+ * (shared with 6.9, which is its order-0 case), and around it
+ * get_swap_pages, scan_swap_map_slots, scan_swap_map_ssd_cluster_conflict,
+ * swap_offset_available_and_locked, swap_range_empty, swap_range_alloc,
  * swap_range_free, set_cluster_next, swap_entry_free,
  * setup_swap_map_and_extents (the free-list part), folio_alloc_swap, the
- * slot-cache glue - is shared with nonfull-2024 (scan_classic.c, sc_*).
+ * slot-cache glue (shared with 6.9 and nonfull-2024).
  *
  * Cluster states on the device: a free cluster is on the free list (flag
  * FREE); every other cluster is on no list (flag NONE): 6.10 tracks nothing
@@ -40,8 +41,8 @@
  *    (cond_resched) only count, nothing changes while they "sleep";
  *  - no folio sits in the swap cache between calls, so the only cache-only
  *    slots are those the slot caches hold: __try_to_reclaim_swap() finds no
- *    folio behind them and the scan passes over them (the kernel's detour
- *    through `checks` ends the same way);
+ *    folio behind them, and a scan that reaches one through `checks` goes
+ *    on past it (scan_classic.h);
  *  - get_random_u32_inclusive() (the per-CPU scan bases) is a fixed-seed
  *    xoshiro stream, so runs are deterministic.
  */#include <stdio.h>
@@ -51,93 +52,12 @@
 #include "swaplab/cluster.h"
 #include "swaplab/scan_classic.h"
 
+#define V6_10_RNG_SEED UINT64_C(0x6a10) /* the 6.10 model's get_random_u32() stream */
+
 /* The policy's state is the shared scanner's (sc_scanner) alone: 6.10
- * keeps its per-CPU per-order cursors in d->cursor. */
-
-static uint64_t *next_of(sl_device *d, int cpu, int order)
-{
-	return &d->cursor[cpu * SL_CURSOR_STRIDE + order];
-}
-
-
-
-/* alloc_cluster() - 6.10: the first slot of a free cluster is being
- * allocated; it must be the free-list head, which is unlinked. */
-static void alloc_cluster(sl_device *d, uint32_t c)
-{
-	if (sli_list_first(d, SL_LIST_FREE) != c)
-		abort(); /* VM_BUG_ON: the conflict check guarantees the head */
-	sli_isolate_cluster(d, c);
-}
-
-/* dec_cluster_info_page() - 6.10: one slot of cluster c was freed. */
-static void dec_cluster_info_page(sl_device *d, uint32_t c)
-{
-	if (d->ci[c].count == 0)
-		sc_free_cluster(d, c); /* free_cluster() */
-}
-
-/* A free cluster is one on the free list: 6.10 has no other state. */
-static int cluster_is_free(const sl_device *d, uint32_t c)
-{
-	return d->ci[c].flags == SL_CF_FREE;
-}
-
-/* add_cluster_info_page() - 6.10: a free cluster is allocated from the
- * list; order 0 reserves the slot (usage SWAP_HAS_CACHE). */
-static void add_cluster_info_page(sl_device *d, int cpu, uint64_t off, int order)
-{
-	uint32_t c = sli_cluster_of(off);
-
-	(void)cpu;
-	if (cluster_is_free(d, c))
-		alloc_cluster(d, c);
-	if (order == 0)
-		sli_reserve_range(d, off, 1);
-	else
-		sli_alloc_range(d, off, order);
-}
-
-/* scan_swap_map_try_ssd_cluster() - 6.10: the next aligned free range of
- * 2^order slots in this CPU's cluster for the order, from its cursor to the
- * cluster end; without a cluster, the free-list head (left on the list until
- * its first slot is allocated); with no free cluster, the pending discards
- * (synchronously), else fail. */
-static int scan_swap_map_try_ssd_cluster(sl_device *d, int cpu, uint64_t *offset,
-					 uint64_t *scan_base, int order)
-{
-	uint64_t *next = next_of(d, cpu, order);
-	uint32_t nr = 1u << order;
-
-	for (;;) { /* new_cluster: */
-		uint64_t tmp = *next, max;
-
-		if (!tmp) {
-			uint32_t c = sli_list_first(d, SL_LIST_FREE);
-			if (c == SL_NIL) {
-				/* discard the pending clusters now, reread the base */
-				if (!sc_swap_do_scheduled_discard(d, sc___free_cluster))
-					return 0;
-				*offset = *scan_base = ((sc_scanner *)d->pstate)->si.cluster_next_cpu[cpu];
-				continue;
-			}
-			tmp = sli_cluster_offset(c);
-		}
-		max = sli_cluster_offset(sli_cluster_of(tmp)) + SL_CLUSTER;
-		if (max > d->max)
-			max = d->max;
-		while (tmp < max && !sc_swap_range_empty(d, tmp, nr, max))
-			tmp += nr;
-		if (tmp >= max) {
-			*next = 0;
-			continue;
-		}
-		*offset = *scan_base = tmp;
-		tmp += nr;
-		*next = tmp < max ? tmp : 0;
-		return 1;
-	}
-}
+ * keeps its per-CPU per-order cursors in d->cursor, and its cluster step
+ * (scan_swap_map_try_ssd_cluster, add_cluster_info_page, alloc_cluster,
+ * dec_cluster_info_page) is scan_classic.c's, which 6.9 shares. */
 
 /* swap_discard_work() - 6.10: the discard worker, between operations. */
 static void v6_10_discard_work(sl_device *d)
@@ -146,10 +66,12 @@ static void v6_10_discard_work(sl_device *d)
 }
 
 static const sc_ops v6_10_ops = {
-	.try_ssd_cluster = scan_swap_map_try_ssd_cluster,
-	.cluster_is_free = cluster_is_free,
-	.add_cluster_info_page = add_cluster_info_page,
-	.dec_cluster_info_page = dec_cluster_info_page,
+	.try_ssd_cluster = sc_scan_swap_map_try_ssd_cluster,
+	.cluster_is_free = sc_cluster_is_free,
+	.add_cluster_info_page = sc_add_cluster_info_page,
+	.dec_cluster_info_page = sc_dec_cluster_info_page,
+	.random_inclusive = sc_random_inclusive,
+	.seed = V6_10_RNG_SEED,
 };
 
 /* setup_swap_map_and_extents() - 6.10: clusters holding bad slots (the

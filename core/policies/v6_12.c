@@ -18,7 +18,8 @@
  * alloc_swap_scan_cluster, cluster_scan_range, cluster_alloc_range,
  * swap_reclaim_full_clusters, dec_cluster_info_page (free_cluster and the
  * discard list: scan_classic.c),
- * setup_clusters, get_swap_pages, __swap_entries_free (the range part).
+ * setup_clusters, get_swap_pages (its batch accounting: scan_classic.c),
+ * swap_entry_range_free, __swap_entries_free (the range part).
  *
  * Frag counter: frag_cluster_nr[order] counts exactly the clusters on
  * frag[order] (every move onto or off that list adjusts it), so the model
@@ -34,8 +35,7 @@
 #include "swaplab/cluster.h"
 #include "swaplab/swap_slots.h"
 #include "swaplab/locks.h"
-
-#define SWAP_CLUSTER_COLS 32u /* max(64 / sizeof(ci), 64 MiB / 2 MiB) */
+#include "swaplab/debug.h"
 
 typedef struct v6_12_state {
 	sl_swap_slots slots;
@@ -135,7 +135,7 @@ static uint64_t scan_head(sl_device *d, int list, int order, int to_frag, uint64
 /* cluster_alloc_swap_entry() - 6.12: one slot range for `order`. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order, int reserve)
 {
-	uint64_t *cursor = &d->cursor[cpu * SL_CURSOR_STRIDE + order];
+	uint64_t *cursor = sli_cursor(d, cpu, order);
 	uint64_t found = 0, next = 0;
 
 new_cluster:
@@ -197,23 +197,23 @@ done:
 }
 
 /* get_swap_pages() - 6.12: up to n slots of `order` from the device, each
- * reserved for the swap cache; stops at the first failure. si->lock is
- * held across the whole batch. */
+ * reserved for the swap cache; stops at the first failure. The batch is
+ * taken off nr_swap_pages first (scan_classic.h), so the vm_swap_full() of
+ * cluster_alloc_swap_entry() sees it; si->lock is held across the batch. */
 static int get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 {
 	int got = 0;
 
 	sl_dev_lock(d);
-	uint64_t inuse = d->inuse_pages;
-	uint64_t avail = inuse < d->pages ? (d->pages - inuse) >> order : 0;
-	if ((uint64_t)n > avail)
-		n = (int)avail; /* 0 also when the device is full: off the avail list */
+	n = sc_swap_batch_begin(d, n, order); /* 0 when full: off the avail list */
 	while (got < n) {
 		uint64_t off = cluster_alloc_swap_entry(d, cpu, order, order == 0);
 		if (!off)
 			break;
+		sc_swap_batch_took(d, order);
 		out[got++] = off;
 	}
+	sc_swap_batch_end(d);
 	sl_dev_unlock(d);
 	return got;
 }
@@ -232,16 +232,25 @@ static int v6_12_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int
 	return get_swap_pages(d, cpu, n, out, order);
 }
 
-/* swap_entry_range_free() of one cache-only slot - 6.12; the slot-cache
- * code holds si->lock around its loops. */
-static void release_slot(sl_device *d, uint64_t off)
+/* swap_entry_range_free() - 6.12: nr slots of one cluster whose last
+ * reference (or cache pin) went away are freed at once; the cluster moves
+ * as dec_cluster_info_page() says. Called with si->lock held. */
+static void swap_entry_range_free(sl_device *d, uint64_t off, uint32_t nr)
 {
 	uint32_t c = sli_cluster_of(off);
 
+	sl_assert_dev_locked(d);
 	sl_ci_lock(d, c);
-	sli_release_range(d, off, 1);
+	sli_release_range(d, off, nr);
 	dec_cluster_info_page(d, c);
 	sl_ci_unlock(d, c);
+}
+
+/* swapcache_free_entries()'s step for one slot - 6.12: the slot caches'
+ * release; they hold si->lock around their loops. */
+static void release_slot(sl_device *d, uint64_t off)
+{
+	swap_entry_range_free(d, off, 1);
 }
 
 /* folio_alloc_swap() - 6.12: large folios straight from get_swap_pages(),
@@ -264,12 +273,8 @@ static uint64_t v6_12_alloc(sl_device *d, int cpu, int order)
 static void v6_12_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	if (nr > 1) {
-		uint32_t c = sli_cluster_of(off);
 		sl_dev_lock(d);
-		sl_ci_lock(d, c);
-		sli_release_range(d, off, nr);
-		dec_cluster_info_page(d, c);
-		sl_ci_unlock(d, c);
+		swap_entry_range_free(d, off, nr);
 		sl_dev_unlock(d);
 		return;
 	}
@@ -288,7 +293,7 @@ static int v6_12_init(sl_device *d)
 		return -1;
 	}
 	d->pstate = s;
-	sli_setup_clusters(d, SWAP_CLUSTER_COLS);
+	sli_setup_clusters(d, SL_SWAP_CLUSTER_COLS);
 	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages0, release_slot);
 }
 

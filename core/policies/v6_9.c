@@ -19,14 +19,17 @@
  * while in use: the only list is the free list (singly linked in the kernel,
  * FIFO), initially interleaved in 32 columns (64 MiB apart).
  *
- * Kernel functions modelled (same names, all <= 6.9): scan_swap_map_slots,
+ * Kernel functions modelled (all <= 6.9): swap_alloc_cluster and
+ * get_swap_pages (its PMD branch) here. The scan is the classic scanner
+ * shared with 6.10 (scan_classic.c, sc_*): 6.9's percpu_cluster {index,
+ * next} is the order-0 case of 6.10's per-order cursor (next[0]; a cluster
+ * used up to its end is dropped either way), so scan_swap_map_slots,
  * scan_swap_map_try_ssd_cluster, scan_swap_map_ssd_cluster_conflict,
- * swap_offset_available_and_locked, alloc_cluster (free_cluster and the
- * discard list: scan_classic.c),
- * inc_cluster_info_page, dec_cluster_info_page, swap_alloc_cluster,
- * get_swap_pages, swap_entry_free. Shared with 6.10 (scan_classic.c, sc_*):
- * swap_range_alloc, swap_range_free, set_cluster_next,
- * setup_swap_map_and_extents (the cluster part), the SSD part of swapon.
+ * swap_offset_available_and_locked, alloc_cluster, inc_cluster_info_page
+ * (6.10's add_cluster_info_page), dec_cluster_info_page, free_cluster,
+ * swap_entry_free, swap_range_alloc, swap_range_free, set_cluster_next,
+ * setup_swap_map_and_extents (the cluster part), the SSD part of swapon and
+ * the batch accounting of get_swap_pages() are those of scan_classic.c.
  *
  * Randomness: the kernel's get_random_u32_inclusive() (the per-CPU scan
  * bases at swapon and the 64 MiB jumps) is this policy's own sl_rng, seeded
@@ -54,248 +57,15 @@
 #include "swaplab/swap_slots.h"
 #include "swaplab/scan_classic.h"
 
-#define LATENCY_LIMIT 256
 #define V6_9_RNG_SEED UINT64_C(0x0609)
 
-/* struct percpu_cluster (<= 6.9): the CPU's cluster (SL_NIL = null) and
- * the likely next offset inside it. */
-typedef struct percpu_cluster {
-	uint32_t index;
-	uint64_t next;
-} percpu_cluster;
-
-typedef struct v6_9_state {
-	sl_swap_slots slots;
-	sc_swap_info si;            /* lowest/highest_bit, SSD scan bases, rng */
-	percpu_cluster *pcp;        /* [nr_cpus] */
-	uint64_t bugs;              /* VM_BUG_ON hits (alloc_cluster off the head) */
-	int refilled;               /* get_swap_pages ran during this alloc */
-} v6_9_state;
-
-/* The locals of one scan_swap_map_slots() call, and nr_swap_pages as the
- * scan sees it: get_swap_pages() took the whole batch off it up front. */
-typedef struct scan_state {
-	int cpu, nr, n_ret;
-	uint64_t nr_swap_pages;
-	uint64_t offset, scan_base;
-	int latency_ration;
-	int scanned_many;
-	uint64_t *slots;
-} scan_state;
-
-enum { SCAN_CHECKS, SCAN_SCAN, SCAN_DONE, SCAN_NO_PAGE };
-
-static v6_9_state *st(const sl_device *d) { return d->pstate; }
+/* The policy's state is the shared scanner's (sc_scanner) alone. */
+static sc_scanner *st(const sl_device *d) { return d->pstate; }
 
 /* get_random_u32_inclusive() - the policy's seeded stand-in. */
 static uint64_t random_inclusive(sl_rng *rng, uint64_t lo, uint64_t hi)
 {
 	return lo + sl_rng_below(rng, (uint32_t)(hi - lo + 1));
-}
-
-/* alloc_cluster() - <= 6.9: the first allocation in a free cluster unlinks
- * it, which must be the free-list head (VM_BUG_ON otherwise). */
-static void alloc_cluster(sl_device *d, uint32_t c)
-{
-	if (sli_list_first(d, SL_LIST_FREE) != c)
-		st(d)->bugs++;
-	sli_isolate_cluster(d, c);
-}
-
-
-
-/* inc_cluster_info_page() - <= 6.9: before a slot of cluster c is taken. */
-static void inc_cluster_info_page(sl_device *d, uint32_t c)
-{
-	if (d->ci[c].flags == SL_CF_FREE)
-		alloc_cluster(d, c);
-}
-
-/* dec_cluster_info_page() - <= 6.9: after a slot of cluster c was freed. */
-static void dec_cluster_info_page(sl_device *d, uint32_t c)
-{
-	if (d->ci[c].count == 0)
-		sc_free_cluster(d, c); /* free_cluster() */
-}
-
-/* swap_entry_free() - <= 6.9: a cache-only slot (0x40) becomes free. This
- * is the slot caches' release callback. */
-static void swap_entry_free(sl_device *d, uint64_t off)
-{
-	sli_release_range(d, off, 1);
-	dec_cluster_info_page(d, sli_cluster_of(off));
-	sc_swap_range_free(&st(d)->si, off, 1);
-}
-
-/* scan_swap_map_ssd_cluster_conflict() - <= 6.9: `offset` lies in a free
- * cluster that is not the free-list head: drop this CPU's cluster. */
-static int scan_swap_map_ssd_cluster_conflict(sl_device *d, int cpu, uint64_t offset)
-{
-	uint32_t c = sli_cluster_of(offset);
-	uint32_t head = sli_list_first(d, SL_LIST_FREE);
-
-	if (head == SL_NIL || c == head || d->ci[c].flags != SL_CF_FREE)
-		return 0;
-	st(d)->pcp[cpu].index = SL_NIL;
-	return 1;
-}
-
-/* scan_swap_map_try_ssd_cluster() - <= 6.9: the next free slot of this
- * CPU's cluster, from its `next`; a CPU without one takes the free-list
- * head (which stays on the list); none left: discard the pending clusters
- * now and look again (the scan base reread), else fail. */
-static int scan_swap_map_try_ssd_cluster(sl_device *d, scan_state *ss)
-{
-	percpu_cluster *pc = &st(d)->pcp[ss->cpu];
-
-	for (;;) {
-		if (pc->index == SL_NIL) {
-			uint32_t head = sli_list_first(d, SL_LIST_FREE);
-			if (head == SL_NIL) {
-				if (!sc_swap_do_scheduled_discard(d, sc___free_cluster))
-					return 0;
-				ss->offset = ss->scan_base = st(d)->si.cluster_next_cpu[ss->cpu];
-				continue;
-			}
-			pc->index = head;
-			pc->next = sli_cluster_offset(head);
-		}
-		uint64_t max = sli_cluster_offset(pc->index) + SL_CLUSTER;
-		if (max > d->max)
-			max = d->max;
-		/* other CPUs may have used our cluster: find a free slot */
-		uint64_t tmp = sli_find_free(d, pc->next, max);
-		if (tmp < max) {
-			pc->next = tmp + 1;
-			ss->offset = ss->scan_base = tmp;
-			return 1;
-		}
-		pc->index = SL_NIL;
-	}
-}
-
-/* vm_swap_full() - <= 6.9: nr_swap_pages * 2 < total_swap_pages, with
- * nr_swap_pages already short of the batch being scanned for. */
-static int vm_swap_full(const sl_device *d, const scan_state *ss)
-{
-	return ss->nr_swap_pages * 2 < sl_total_swap_pages(d);
-}
-
-/* swap_offset_available_and_locked() - <= 6.9: free, or cache-only while
- * swap is more than half full (worth a reclaim attempt). */
-static int swap_offset_available_and_locked(const sl_device *d, const scan_state *ss,
-					    uint64_t offset)
-{
-	uint8_t b = d->map[offset];
-
-	return b == SL_SLOT_FREE || (b == SL_SLOT_CACHE && vm_swap_full(d, ss));
-}
-
-/* One step of the latency budget of the scan loops (cond_resched()). */
-static void scan_tick(scan_state *ss)
-{
-	if (--ss->latency_ration < 0) {
-		ss->latency_ration = LATENCY_LIMIT;
-		ss->scanned_many = 1;
-	}
-}
-
-/* scan_swap_map_slots(), label scan: - <= 6.9: from offset+1 up to
- * highest_bit, then from lowest_bit up to (not including) scan_base. */
-static int scan_swap_map_scan(sl_device *d, scan_state *ss)
-{
-	v6_9_state *s = st(d);
-
-	while (++ss->offset <= s->si.highest_bit) {
-		scan_tick(ss);
-		if (swap_offset_available_and_locked(d, ss, ss->offset))
-			return SCAN_CHECKS;
-	}
-	for (ss->offset = s->si.lowest_bit; ss->offset < ss->scan_base; ss->offset++) {
-		scan_tick(ss);
-		if (swap_offset_available_and_locked(d, ss, ss->offset))
-			return SCAN_CHECKS;
-	}
-	return SCAN_NO_PAGE;
-}
-
-/* scan_swap_map_slots(), after a slot was taken - <= 6.9: go on in this
- * CPU's cluster, or (no free cluster) linearly while the budget lasts. */
-static int scan_swap_map_next(sl_device *d, scan_state *ss)
-{
-	v6_9_state *s = st(d);
-
-	if (ss->n_ret == ss->nr || ss->offset >= s->si.highest_bit)
-		return SCAN_DONE;
-	if (--ss->latency_ration < 0)
-		return SCAN_DONE;
-	if (scan_swap_map_try_ssd_cluster(d, ss))
-		return SCAN_CHECKS;
-	if (!ss->scanned_many) {
-		uint64_t limit = ss->offset < ss->scan_base ? ss->scan_base : s->si.highest_bit;
-		/* past max counts as used (the kernel reads one byte beyond) */
-		for (; ss->offset <= limit && --ss->latency_ration > 0; ss->offset++)
-			if (ss->offset < d->max && !d->map[ss->offset])
-				return SCAN_CHECKS;
-	}
-	return SCAN_DONE;
-}
-
-/* scan_swap_map_slots(), label checks: - <= 6.9: validate `offset` and
- * take it (SWAP_HAS_CACHE: a slot-cache reservation). */
-static int scan_swap_map_checks(sl_device *d, scan_state *ss)
-{
-	v6_9_state *s = st(d);
-
-	while (scan_swap_map_ssd_cluster_conflict(d, ss->cpu, ss->offset)) {
-		if (ss->n_ret)
-			return SCAN_DONE;
-		if (!scan_swap_map_try_ssd_cluster(d, ss))
-			return SCAN_SCAN;
-	}
-	if (!s->si.highest_bit)
-		return SCAN_NO_PAGE;
-	if (ss->offset > s->si.highest_bit)
-		ss->scan_base = ss->offset = s->si.lowest_bit;
-	/* __try_to_reclaim_swap() finds no folio behind a cache-only slot */
-	if (vm_swap_full(d, ss) && d->map[ss->offset] == SL_SLOT_CACHE)
-		return SCAN_SCAN;
-	if (d->map[ss->offset])
-		return ss->n_ret ? SCAN_DONE : SCAN_SCAN;
-	inc_cluster_info_page(d, sli_cluster_of(ss->offset));
-	sli_reserve_range(d, ss->offset, 1);
-	sc_swap_range_alloc(&s->si, d, ss->offset, 1);
-	ss->slots[ss->n_ret++] = ss->offset;
-	return scan_swap_map_next(d, ss);
-}
-
-/* scan_swap_map_slots() - <= 6.9, SSD with cluster_info: up to nr order-0
- * slots, reserved as cache-only; the labels are the states. */
-static int scan_swap_map_slots(sl_device *d, int cpu, int nr, uint64_t *slots)
-{
-	scan_state ss = {
-		.cpu = cpu, .nr = nr, .latency_ration = LATENCY_LIMIT, .slots = slots,
-		.nr_swap_pages = sl_nr_swap_pages(d) - (uint64_t)nr,
-	};
-	int step;
-
-	ss.scan_base = ss.offset = st(d)->si.cluster_next_cpu[cpu];
-	step = scan_swap_map_try_ssd_cluster(d, &ss) ? SCAN_CHECKS : SCAN_SCAN;
-	for (;;) {
-		switch (step) {
-		case SCAN_CHECKS:
-			step = scan_swap_map_checks(d, &ss);
-			break;
-		case SCAN_SCAN:
-			step = scan_swap_map_scan(d, &ss);
-			break;
-		case SCAN_DONE:
-			sc_set_cluster_next(&st(d)->si, cpu, ss.offset + 1);
-			return ss.n_ret;
-		default: /* no_page */
-			return ss.n_ret;
-		}
-	}
 }
 
 /* swap_alloc_cluster() - <= 6.9: a PMD folio takes the free-list head whole
@@ -308,50 +78,33 @@ static uint64_t swap_alloc_cluster(sl_device *d)
 	if (c == SL_NIL)
 		return 0;
 	off = sli_cluster_offset(c);
-	alloc_cluster(d, c);
+	sli_isolate_cluster(d, c); /* alloc_cluster() of the head */
 	sli_alloc_range(d, off, SL_PMD_ORDER);
 	sc_swap_range_alloc(&st(d)->si, d, off, SL_CLUSTER);
 	return off;
 }
 
-/* get_swap_pages() - <= 6.9, one device: n order-0 slots (the slot-cache
- * refill) through scan_swap_map_slots(), at most what is free (and taken off
- * nr_swap_pages before the scan); nothing when the device is full
- * (highest_bit == 0: off the avail list). */
-static int get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out)
+/* get_swap_pages() - <= 6.9, a PMD folio: one whole free cluster through
+ * swap_alloc_cluster() on a block device (the batch accounting as for any
+ * size); smaller large folios never get here whole (reclaim splits them). */
+static uint64_t get_swap_pages_pmd(sl_device *d)
 {
-	uint64_t avail = d->pages - d->inuse_pages;
+	uint64_t off = 0;
 
-	st(d)->refilled = 1;
-	if (avail == 0 || !st(d)->si.highest_bit)
-		return 0;
-	if ((uint64_t)n > avail)
-		n = (int)avail;
-	if (n > SL_SWAP_SLOTS_CACHE_SIZE)
-		n = SL_SWAP_SLOTS_CACHE_SIZE;
-	return scan_swap_map_slots(d, cpu, n, out);
+	if (sc_swap_batch_begin(d, 1, SL_PMD_ORDER) && (d->flags & SL_DEV_BLKDEV) &&
+	    st(d)->si.highest_bit)
+		off = swap_alloc_cluster(d);
+	sc_swap_batch_end(d);
+	return off;
 }
 
-/* folio_alloc_swap() - <= 6.9: order 0 through the slot cache; a PMD folio
- * through get_swap_pages(1, .., 512) -> swap_alloc_cluster() on a block
- * device; smaller large folios never get here whole (reclaim splits them). */
+/* folio_alloc_swap() - <= 6.9: order 0 through the slot cache and the
+ * shared scan; a PMD folio whole; other orders are split before. */
 static uint64_t v6_9_alloc(sl_device *d, int cpu, int order)
 {
-	v6_9_state *s = st(d);
-	uint64_t off;
-
-	if (order == 0) {
-		s->refilled = 0;
-		off = sl_swap_slots_alloc(&s->slots, d, cpu);
-		if (off && !s->refilled)
-			d->st.alloc_fast[0]++;
-		return off;
-	}
-	if (order != SL_PMD_ORDER || !(d->flags & SL_DEV_BLKDEV))
-		return 0;
-	if ((d->pages - d->inuse_pages) / SL_CLUSTER == 0 || !s->si.highest_bit)
-		return 0;
-	return swap_alloc_cluster(d);
+	if (order == 0)
+		return sc_folio_alloc_swap(d, cpu, 0);
+	return order == SL_PMD_ORDER ? get_swap_pages_pmd(d) : 0;
 }
 
 /* get_swap_pages()'s step on one device, for several devices - <= 6.9:
@@ -359,55 +112,28 @@ static uint64_t v6_9_alloc(sl_device *d, int cpu, int order)
 static int v6_9_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 {
 	if (order == 0)
-		return get_swap_pages(d, cpu, n, out);
-	if (order != SL_PMD_ORDER || !(d->flags & SL_DEV_BLKDEV) || !st(d)->si.highest_bit)
+		return sc_get_swap_pages(d, cpu, n, out, 0);
+	if (order != SL_PMD_ORDER)
 		return 0;
-	out[0] = swap_alloc_cluster(d);
+	out[0] = get_swap_pages_pmd(d);
 	return out[0] != 0;
 }
 
-/* free_swap_slot() per entry - <= 6.9: every slot whose last reference went
- * away goes to this CPU's free slot cache, in ascending order. */
-static void v6_9_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
-{
-	for (uint32_t i = 0; i < nr; i++)
-		sl_swap_slots_free(&st(d)->slots, d, cpu, off + i);
-}
+static const sc_ops v6_9_ops = {
+	.try_ssd_cluster = sc_scan_swap_map_try_ssd_cluster,
+	.cluster_is_free = sc_cluster_is_free,
+	.add_cluster_info_page = sc_add_cluster_info_page,
+	.dec_cluster_info_page = sc_dec_cluster_info_page,
+	.random_inclusive = random_inclusive,
+	.seed = V6_9_RNG_SEED,
+};
 
 /* swapon - <= 6.9, non-rotational device: lowest_bit 1, highest_bit
  * max - 1, each CPU's scan base random in [1, highest_bit], no per-CPU
  * cluster, the interleaved free list, the slot caches. */
 static int v6_9_init(sl_device *d)
 {
-	v6_9_state *s;
-	size_t n = (size_t)d->nr_cpus;
-
-	if (!(d->flags & SL_DEV_SOLIDSTATE))
-		return -1; /* rotational devices take the HDD scan (scan_hdd.c) */
-	s = calloc(1, sizeof(*s) + n * (sizeof(uint64_t) + sizeof(percpu_cluster)));
-	if (!s)
-		return -1;
-	d->pstate = s;
-	s->pcp = (percpu_cluster *)(s + 1);
-	s->si.cluster_next_cpu = (uint64_t *)(s->pcp + n);
-	sc_swapon(&s->si, d, V6_9_RNG_SEED, random_inclusive);
-	for (size_t cpu = 0; cpu < n; cpu++)
-		s->pcp[cpu].index = SL_NIL;
-	sc_setup_free_clusters(d);
-	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages, swap_entry_free);
-}
-
-static void v6_9_fini(sl_device *d)
-{
-	sl_swap_slots_fini(&st(d)->slots);
-	free(d->pstate);
-	d->pstate = NULL;
-}
-
-/* drain_swap_slots_cache() - <= 6.9: every CPU's cached slots go back. */
-static void v6_9_drain(sl_device *d)
-{
-	sl_swap_slots_drain(&st(d)->slots, d);
+	return sc_init(d, sizeof(sc_scanner), &v6_9_ops) ? 0 : -1;
 }
 
 /* swap_discard_work() - <= 6.9: the discard worker, between operations. */
@@ -422,11 +148,6 @@ static void v6_9_discard_work(sl_device *d)
  * of them iff its count is 0; per-CPU clusters exist. */
 static int v6_9_check_clusters(const sl_device *d, char *msg, size_t len)
 {
-	const v6_9_state *s = st(d);
-
-	if (s->bugs)
-		FAIL("linux-6.9: %llu first allocations in a free cluster off the list head",
-		     (unsigned long long)s->bugs);
 	for (int l = 1; l < SL_NR_LISTS; l++)
 		if (d->list_len[l] && l != SL_LIST_DISCARD)
 			FAIL("linux-6.9: list %d holds %u clusters", l, d->list_len[l]);
@@ -435,34 +156,6 @@ static int v6_9_check_clusters(const sl_device *d, char *msg, size_t len)
 		    (d->ci[c].flags == SL_CF_FREE || d->ci[c].flags == SL_CF_DISCARD))
 			FAIL("linux-6.9: cluster %u count %u flags %u", c, d->ci[c].count,
 			     d->ci[c].flags);
-	for (int cpu = 0; cpu < d->nr_cpus; cpu++)
-		if (s->pcp[cpu].index != SL_NIL && s->pcp[cpu].index >= d->nr_clusters)
-			FAIL("linux-6.9: cpu %d cluster %u", cpu, s->pcp[cpu].index);
-	return 0;
-}
-
-/* lowest_bit <= every free slot <= highest_bit; highest_bit == 0 iff none. */
-static int v6_9_check_bits(const sl_device *d, char *msg, size_t len)
-{
-	const v6_9_state *s = st(d);
-	uint64_t first = sli_find_free(d, 1, d->max), last = 0;
-
-	for (uint64_t o = d->max; o-- > 1;) {
-		if (!d->map[o]) {
-			last = o;
-			break;
-		}
-	}
-	if (first < d->max && (first < s->si.lowest_bit || last > s->si.highest_bit))
-		FAIL("linux-6.9: free slots %llu..%llu outside lowest_bit %llu highest_bit %llu",
-		     (unsigned long long)first, (unsigned long long)last,
-		     (unsigned long long)s->si.lowest_bit, (unsigned long long)s->si.highest_bit);
-	/* 0 exactly when every slot is in use (slots pending discard are not,
-	 * though no scan can take them yet) */
-	if ((d->inuse_pages == d->pages) != (s->si.highest_bit == 0))
-		FAIL("linux-6.9: highest_bit %llu with %llu of %llu slots in use",
-		     (unsigned long long)s->si.highest_bit, (unsigned long long)d->inuse_pages,
-		     (unsigned long long)d->pages);
 	return 0;
 }
 
@@ -504,7 +197,8 @@ static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 
 static int v6_9_check(const sl_device *d, char *msg, size_t len)
 {
-	if (v6_9_check_clusters(d, msg, len) || v6_9_check_bits(d, msg, len))
+	if (v6_9_check_clusters(d, msg, len) ||
+	    sc_check_bits(&st(d)->si, d, "linux-6.9", msg, len))
 		return -1;
 	return v6_9_check_caches(d, msg, len);
 }
@@ -519,13 +213,13 @@ const sl_policy sl_policy_v6_9 = {
 	.kernel = "<=6.9",
 	.props = SL_POL_SPLIT_MTHP | SL_POL_SLOT_CACHE | SL_POL_DISCARD_MARKS_BAD,
 	.init = v6_9_init,
-	.fini = v6_9_fini,
+	.fini = sc_fini,
 	.alloc = v6_9_alloc,
-	.free = v6_9_free,
+	.free = sc_free_swap_slots,
 	.get_swap_pages = v6_9_get_swap_pages,
-	.release = swap_entry_free,
+	.release = sc_swap_entry_free,
 	.check = v6_9_check,
-	.drain = v6_9_drain,
+	.drain = sc_drain_swap_slots,
 	.tick = v6_9_discard_work,
 	.rotational = &rotational,
 };

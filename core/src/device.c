@@ -21,7 +21,7 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 			 (unsigned long long)max, SL_CLUSTER);
 		return NULL;
 	}
-	if (max > (UINT64_C(1) << 40)) {
+	if (max > SL_MAX_SLOTS) {
 		snprintf(msg, len, "swap device of %llu slots is larger than the model supports (2^40)",
 			 (unsigned long long)max);
 		return NULL;
@@ -100,14 +100,22 @@ void sl_device_destroy(sl_device *d)
 	free(d);
 }
 
+/* One device's part of nr_swap_pages: free slots, less those a
+ * get_swap_pages() batch (<= 6.13) took off in advance. */
+static uint64_t dev_nr_swap_pages(const sl_device *d)
+{
+	return d->pages - atomic_load_explicit(&d->inuse_pages, memory_order_relaxed) -
+	       atomic_load_explicit(&d->gsp_held, memory_order_relaxed);
+}
+
 uint64_t sl_nr_swap_pages(const sl_device *d)
 {
 	uint64_t n = 0;
 
 	if (!d->set)
-		return d->pages - d->inuse_pages;
+		return dev_nr_swap_pages(d);
 	for (int t = 0; t < d->set->nr; t++)
-		n += d->set->dev[t]->pages - d->set->dev[t]->inuse_pages;
+		n += dev_nr_swap_pages(d->set->dev[t]);
 	return n;
 }
 
@@ -170,7 +178,7 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 		sl_ci_lock(d, c);
 		for (uint64_t s = off; s < cend; s++) {
 			uint8_t b = d->map[s];
-			uint8_t cnt = b & 0x3f;
+			uint8_t cnt = b & SL_SLOT_COUNT_MASK;
 			int last = (cnt == 1 && !(b & SL_SLOT_CACHE));
 			if (cnt == 0 || cnt == SL_SLOT_BAD)
 				abort(); /* put of a slot that holds no reference */

@@ -604,7 +604,7 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 		uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
 		for (uint64_t s = 0; s < slots && !rc; s++) {
 			uint8_t m = d->map[s];
-			unsigned cnt = (m == SL_SLOT_BAD) ? 0 : (m & 0x3f);
+			unsigned cnt = (m == SL_SLOT_BAD) ? 0 : (m & SL_SLOT_COUNT_MASK);
 			if (exclusive ? cnt != refs[t][s] : cnt < refs[t][s]) {
 				snprintf(msg, len, "P1: slot %llu has count %u but %u swap PTEs",
 					 (unsigned long long)sl_entry(t, s), cnt, refs[t][s]);

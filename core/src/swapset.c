@@ -95,8 +95,8 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 			snprintf(msg, len, "swap device %d differs in policy or CPUs, or has a set", t);
 			return NULL;
 		}
-		if (prio[t] != SL_PRIO_AUTO && (prio[t] < 0 || prio[t] > 32767)) {
-			snprintf(msg, len, "swap priority %d is outside 0..32767", prio[t]);
+		if (prio[t] != SL_PRIO_AUTO && (prio[t] < 0 || prio[t] > SL_PRIO_MAX)) {
+			snprintf(msg, len, "swap priority %d is outside 0..%d", prio[t], SL_PRIO_MAX);
 			return NULL;
 		}
 	}

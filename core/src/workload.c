@@ -47,7 +47,7 @@ void sl_wl_defaults(sl_wl_params *p, int workload)
 	p->swap_prio = SL_PRIO_AUTO;
 }
 
-static int bad_prio(int prio) { return prio != SL_PRIO_AUTO && (prio < 0 || prio > 32767); }
+static int bad_prio(int prio) { return prio != SL_PRIO_AUTO && (prio < 0 || prio > SL_PRIO_MAX); }
 
 int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 {
@@ -85,13 +85,13 @@ int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 	if (p->nr_extra < 0 || p->nr_extra > SL_MAX_SWAPFILES - 1)
 		return snprintf(msg, len, "at most %d swap devices", SL_MAX_SWAPFILES), -1;
 	if (bad_prio(p->swap_prio))
-		return snprintf(msg, len, "swap priority %d is outside 0..32767", p->swap_prio), -1;
+		return snprintf(msg, len, "swap priority %d is outside 0..%d", p->swap_prio, SL_PRIO_MAX), -1;
 	for (int i = 0; i < p->nr_extra; i++) {
 		if (p->extra[i].bytes < SL_CLUSTER * SL_PAGE_SIZE)
 			return snprintf(msg, len, "swap device %d of %llu bytes is smaller than one cluster (2 MiB)",
 					i + 1, (unsigned long long)p->extra[i].bytes), -1;
 		if (bad_prio(p->extra[i].prio))
-			return snprintf(msg, len, "swap priority %d is outside 0..32767", p->extra[i].prio), -1;
+			return snprintf(msg, len, "swap priority %d is outside 0..%d", p->extra[i].prio, SL_PRIO_MAX), -1;
 	}
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include "t.h"
 
 #define POL "linux-6.10"
-#define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_CURSOR_STRIDE + (o)])
+#define CUR(d, cpu, o) (*sli_cursor(d, cpu, o))
 
 static void alloc_n(sl_device *d, int cpu, int order, int n)
 {

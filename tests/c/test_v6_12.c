@@ -8,7 +8,7 @@
 #define POL "linux-6.12"
 #define NF(o) SL_LIST_NONFULL(o)
 #define FR(o) SL_LIST_FRAG(o)
-#define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_CURSOR_STRIDE + (o)])
+#define CUR(d, cpu, o) (*sli_cursor(d, cpu, o))
 
 TEST(v612_init_interleaves_32_columns)
 {

@@ -9,6 +9,7 @@
 #define POL "linux-6.15"
 #define NF(o) SL_LIST_NONFULL(o)
 #define FR(o) SL_LIST_FRAG(o)
+/* the per-CPU row itself, also on a rotational device */
 #define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_CURSOR_STRIDE + (o)])
 
 TEST(v615_free_list_before_nonfull)

@@ -9,6 +9,7 @@
 #define POL "linux-6.18"
 #define NF(o) SL_LIST_NONFULL(o)
 #define FR(o) SL_LIST_FRAG(o)
+/* the per-CPU row itself, also on a rotational device */
 #define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_CURSOR_STRIDE + (o)])
 
 static void alloc_n(sl_device *d, int cpu, int order, int n)

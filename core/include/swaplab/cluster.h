@@ -46,6 +46,10 @@ void sli_move_cluster(sl_device *d, uint32_t c, int list, int flag);
 /* Takes cluster c off its list; its flag becomes NONE. */
 void sli_isolate_cluster(sl_device *d, uint32_t c);
 
+/* SWAP_CLUSTER_COLS (<= 6.17): max(64 / sizeof(ci), 64 MiB / 2 MiB) columns
+ * of the initial free list. */
+#define SL_SWAP_CLUSTER_COLS 32u
+
 /* setup_clusters(): clusters holding bad slots (header, padding) go to
  * nonfull[0] with order 0, the others to the free list, taken in `cols`
  * interleaved columns (<= 6.17: 32, so list neighbours are 64 MiB apart;

@@ -46,7 +46,8 @@ int sl_device_check(const sl_device *d, char *msg, size_t len);
 /* vm_swap_full(): over half of all swap in use. */
 int sl_vm_swap_full(const sl_device *d);
 /* nr_swap_pages and total_swap_pages: free and usable slots of every
- * device in d's set (d alone without one). */
+ * device in d's set (d alone without one); nr_swap_pages is short of a
+ * get_swap_pages() batch in progress (<= 6.13), as the kernel's counter. */
 uint64_t sl_nr_swap_pages(const sl_device *d);
 uint64_t sl_total_swap_pages(const sl_device *d);
 
@@ -58,7 +59,7 @@ uint64_t sl_total_swap_pages(const sl_device *d);
 #define SL_MAX_SWAPFILES 8
 #define SL_TYPE_SHIFT 48
 #define SL_PRIO_AUTO INT32_MIN   /* swapon without -p: -2, -3, ... */
-#define SL_PRIO_MAX 32767        /* swapon -p: 0..SL_PRIO_MAX (SHRT_MAX) */
+#define SL_PRIO_MAX 32767        /* swapon -p: 0..SWAP_FLAG_PRIO_MASK */
 static inline uint64_t sl_entry(int type, uint64_t off)
 {
 	return ((uint64_t)type << SL_TYPE_SHIFT) | off;
@@ -85,7 +86,7 @@ typedef struct sl_swapset {
 } sl_swapset;
 
 /* swapon of every device, in type order: all must share policy and CPU
- * count. prio[i] is SL_PRIO_AUTO or 0..32767. With own, the set destroys
+ * count. prio[i] is SL_PRIO_AUTO or 0..SL_PRIO_MAX. With own, the set destroys
  * the devices. Returns NULL with a message. */
 sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int own, char *msg,
 			      size_t len);
@@ -151,7 +152,7 @@ typedef struct sl_wl_params {
 	struct sl_swap_spec {
 		uint64_t bytes;
 		unsigned kind;     /* SL_DEV_* */
-		int prio;          /* SL_PRIO_AUTO or 0..32767 */
+		int prio;          /* SL_PRIO_AUTO or 0..SL_PRIO_MAX */
 	} extra[SL_MAX_SWAPFILES - 1];
 } sl_wl_params;
 

@@ -63,6 +63,11 @@
 #define SL_SLOT_MAX 0x3e            /* SWAP_MAP_MAX */
 #define SL_SLOT_BAD 0x3f            /* SWAP_MAP_BAD */
 #define SL_SLOT_CACHE 0x40          /* SWAP_HAS_CACHE */
+/* swap_count(): a map byte's reference count, SWAP_HAS_CACHE (and the
+ * never-modelled COUNT_CONTINUED) masked off */
+#define SL_SLOT_COUNT_MASK 0x3f
+/* The largest device the model takes: 2^40 slots (4 PiB of swap). */
+#define SL_MAX_SLOTS (UINT64_C(1) << 40)
 
 /* Cluster flags, in the 6.14+ enum order: flags <= SL_CF_USABLE may be
  * allocated from. Older generations use the same values for their lists. */
@@ -145,6 +150,9 @@ typedef struct sl_device {
 	/* written by every allocation and free: a line of its own */
 	_Alignas(SL_CACHELINE) _Atomic uint64_t inuse_pages; /* allocated +
 				   cache-only slots; atomic for the concurrent mode */
+	_Atomic uint64_t gsp_held; /* <= 6.13: slots get_swap_pages() took off
+				   nr_swap_pages for the batch it is scanning for
+				   and has not allocated yet (scan_classic.h) */
 	/* written on every list move, under the device lock */
 	_Alignas(SL_CACHELINE) uint32_t list_len[SL_NR_LISTS];
 	/* single-threaded counters (threads keep their own: locks.h) */
