@@ -286,12 +286,6 @@ int sc_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 	return sc_scan_swap_map_slots(d, cpu, n, out, order);
 }
 
-/* get_swap_pages() for order 0: the slot caches' refill. */
-static int sc_get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
-{
-	return sc_get_swap_pages(d, cpu, n, out, 0);
-}
-
 void sc_swap_entry_free(sl_device *d, uint64_t off)
 {
 	sc_scanner *s = sc(d);
@@ -306,7 +300,7 @@ uint64_t sc_folio_alloc_swap(sl_device *d, int cpu, int order)
 	uint64_t off = 0;
 
 	if (order == 0)
-		return sl_swap_slots_alloc(&sc(d)->slots, d, cpu);
+		return sli_dev_slots_alloc(d, cpu);
 	sc_get_swap_pages(d, cpu, 1, &off, order);
 	return off;
 }
@@ -314,12 +308,12 @@ uint64_t sc_folio_alloc_swap(sl_device *d, int cpu, int order)
 void sc_free_swap_slots(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
-		sl_swap_slots_free(&sc(d)->slots, d, cpu, off + i);
+		sli_dev_slots_free(d, cpu, off + i);
 }
 
 void sc_drain_swap_slots(sl_device *d)
 {
-	sl_swap_slots_drain(&sc(d)->slots, d);
+	sl_swap_slots_drain(&sc(d)->slots);
 }
 
 void *sc_init(sl_device *d, size_t size, const sc_ops *ops)
@@ -338,7 +332,7 @@ void *sc_init(sl_device *d, size_t size, const sc_ops *ops)
 		return NULL;
 	sc_setup_free_clusters(d);
 	sc_swapon(&s->si, d, SCAN_BASE_SEED, sc_random_inclusive);
-	if (sl_swap_slots_init(&s->slots, d, 1, sc_get_swap_pages0, sc_swap_entry_free))
+	if (sli_dev_slots_init(d, &s->slots))
 		return NULL;
 	return s;
 }

@@ -342,7 +342,7 @@ static uint64_t v6_9_alloc(sl_device *d, int cpu, int order)
 
 	if (order == 0) {
 		s->refilled = 0;
-		off = sl_swap_slots_alloc(&s->slots, d, cpu);
+		off = sli_dev_slots_alloc(d, cpu);
 		if (off && !s->refilled)
 			d->st.alloc_fast[0]++;
 		return off;
@@ -371,7 +371,7 @@ static int v6_9_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int 
 static void v6_9_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
-		sl_swap_slots_free(&st(d)->slots, d, cpu, off + i);
+		sli_dev_slots_free(d, cpu, off + i);
 }
 
 /* swapon - <= 6.9, non-rotational device: lowest_bit 1, highest_bit
@@ -394,7 +394,7 @@ static int v6_9_init(sl_device *d)
 	for (size_t cpu = 0; cpu < n; cpu++)
 		s->pcp[cpu].index = SL_NIL;
 	sc_setup_free_clusters(d);
-	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages, swap_entry_free);
+	return sli_dev_slots_init(d, &s->slots);
 }
 
 static void v6_9_fini(sl_device *d)
@@ -407,7 +407,7 @@ static void v6_9_fini(sl_device *d)
 /* drain_swap_slots_cache() - <= 6.9: every CPU's cached slots go back. */
 static void v6_9_drain(sl_device *d)
 {
-	sl_swap_slots_drain(&st(d)->slots, d);
+	sl_swap_slots_drain(&st(d)->slots);
 }
 
 /* swap_discard_work() - <= 6.9: the discard worker, between operations. */
@@ -469,8 +469,8 @@ static int v6_9_check_bits(const sl_device *d, char *msg, size_t len)
 /* Every cache-only slot is held by exactly one slot-cache entry. */
 static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 {
-	/* above several devices the caches are the set's, holding entries */
-	const sl_swap_slots *ss = d->set && d->set->slots ? d->set->slots : &st(d)->slots;
+	/* entries; above several devices the caches are the set's */
+	const sl_swap_slots *ss = d->slots;
 	uint64_t cache_only = 0, held = 0;
 	uint8_t *seen = calloc(d->max, 1);
 
@@ -481,12 +481,10 @@ static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 	for (int cpu = 0; cpu < d->nr_cpus; cpu++) {
 		const sl_swap_slots_cache *c = &ss->cpu[cpu];
 		for (int i = 0; i < c->nr + c->n_ret; i++) {
-			uint64_t o = i < c->nr ? c->slots[c->cur + i] : c->slots_ret[i - c->nr];
-			if (ss->set) {
-				if (sl_entry_type(o) != d->type)
-					continue;
-				o = sl_entry_off(o);
-			}
+			uint64_t e = i < c->nr ? c->slots[c->cur + i] : c->slots_ret[i - c->nr];
+			uint64_t o = sl_entry_off(e);
+			if (sl_entry_type(e) != d->type)
+				continue;
 			held++;
 			if (o == 0 || o >= d->max || d->map[o] != SL_SLOT_CACHE || seen[o]++) {
 				free(seen);
