@@ -56,13 +56,26 @@ static void fake_release(void *owner, const uint64_t *e, int n)
 
 #define PLENTY UINT64_C(1000000) /* free swap far above 5 x 64 per CPU */
 
+/* Caches for `cpus` CPUs owned by f. */
+static void fake_init(sl_swap_slots *ss, fake_owner *f, int cpus)
+{
+	seen = f;
+	CHECK_EQ(sl_swap_slots_init(ss, cpus, 1, f, fake_get, fake_release), 0);
+}
+
+/* Every callback saw f's pointer; the caches go. */
+static void fake_fini(sl_swap_slots *ss, fake_owner *f)
+{
+	CHECK(f->bad_owner == NULL);
+	sl_swap_slots_fini(ss);
+}
+
 TEST(slots_callbacks_get_the_owner_and_batches_of_64)
 {
 	fake_owner f = { .type = 3, .next = 100, .left = 1000 };
 	sl_swap_slots ss;
 
-	seen = &f;
-	CHECK_EQ(sl_swap_slots_init(&ss, 2, 1, &f, fake_get, fake_release), 0);
+	fake_init(&ss, &f, 2);
 	/* the first call activates the cache and refills it with 64 */
 	CHECK_EQ(sl_swap_slots_alloc(&ss, 0, PLENTY), sl_entry(3, 100));
 	CHECK_EQ(f.gets, 1);
@@ -83,8 +96,7 @@ TEST(slots_callbacks_get_the_owner_and_batches_of_64)
 	CHECK_EQ(f.release_sizes[0], SL_SWAP_SLOTS_CACHE_SIZE);
 	for (int i = 0; i < SL_SWAP_SLOTS_CACHE_SIZE; i++)
 		CHECK_EQ(f.released[i], sl_entry(3, 100 + i));
-	CHECK(f.bad_owner == NULL);
-	sl_swap_slots_fini(&ss);
+	fake_fini(&ss, &f);
 }
 
 TEST(slots_inactive_cache_passes_through)
@@ -93,8 +105,7 @@ TEST(slots_inactive_cache_passes_through)
 	sl_swap_slots ss;
 	uint64_t low = 5 * SL_SWAP_SLOTS_CACHE_SIZE; /* one CPU: not above 5 x 64 */
 
-	seen = &f;
-	CHECK_EQ(sl_swap_slots_init(&ss, 1, 1, &f, fake_get, fake_release), 0);
+	fake_init(&ss, &f, 1);
 	CHECK_EQ(sl_swap_slots_alloc(&ss, 0, low), 1);
 	CHECK_EQ(f.last_get_n, 1);
 	CHECK_EQ(sl_swap_slots_alloc(&ss, 0, low), 2);
@@ -106,8 +117,7 @@ TEST(slots_inactive_cache_passes_through)
 	/* an owner with nothing left: 0 */
 	f.left = 0;
 	CHECK_EQ(sl_swap_slots_alloc(&ss, 0, low), 0);
-	CHECK(f.bad_owner == NULL);
-	sl_swap_slots_fini(&ss);
+	fake_fini(&ss, &f);
 }
 
 /* Every entry the caches hold comes back through release(): the reserved
@@ -117,8 +127,7 @@ TEST(slots_drain_returns_every_entry)
 	fake_owner f = { .type = 1, .next = 10, .left = 1000 };
 	sl_swap_slots ss;
 
-	seen = &f;
-	CHECK_EQ(sl_swap_slots_init(&ss, 2, 1, &f, fake_get, fake_release), 0);
+	fake_init(&ss, &f, 2);
 	for (int i = 0; i < 5; i++)
 		sl_swap_slots_alloc(&ss, 0, PLENTY);             /* 10..14, 15..73 cached */
 	uint64_t e1 = sl_swap_slots_alloc(&ss, 1, PLENTY);      /* 74, 75..137 cached */
@@ -136,8 +145,7 @@ TEST(slots_drain_returns_every_entry)
 	int before = f.releases;
 	sl_swap_slots_drain(&ss);
 	CHECK_EQ(f.releases, before);
-	CHECK(f.bad_owner == NULL);
-	sl_swap_slots_fini(&ss);
+	fake_fini(&ss, &f);
 }
 
 /* Free swap falling below 2 x 64 per CPU turns the caches off and drains
@@ -147,8 +155,7 @@ TEST(slots_deactivation_drains_every_cpu)
 	fake_owner f = { .type = 0, .next = 1, .left = 1000 };
 	sl_swap_slots ss;
 
-	seen = &f;
-	CHECK_EQ(sl_swap_slots_init(&ss, 2, 1, &f, fake_get, fake_release), 0);
+	fake_init(&ss, &f, 2);
 	sl_swap_slots_alloc(&ss, 0, PLENTY);
 	sl_swap_slots_alloc(&ss, 1, PLENTY);
 	CHECK_EQ(f.nreleased, 0);
@@ -156,7 +163,7 @@ TEST(slots_deactivation_drains_every_cpu)
 	CHECK_EQ(f.nreleased, 2 * 63);
 	CHECK_EQ(ss.active, 0);
 	CHECK_EQ(f.last_get_n, 1); /* then the direct path */
-	sl_swap_slots_fini(&ss);
+	fake_fini(&ss, &f);
 }
 
 /* A device alone owns its cache: owner the device, entries of type 0, each
