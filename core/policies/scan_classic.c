@@ -407,12 +407,6 @@ int sc_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 	return got;
 }
 
-/* get_swap_pages() for order 0: the slot caches' refill. */
-static int sc_get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
-{
-	return sc_get_swap_pages(d, cpu, n, out, 0);
-}
-
 void sc_swap_entry_free(sl_device *d, uint64_t off)
 {
 	sc_scanner *s = sc(d);
@@ -428,7 +422,7 @@ uint64_t sc_folio_alloc_swap(sl_device *d, int cpu, int order)
 
 	if (order == 0) {
 		sc(d)->refilled = 0;
-		off = sl_swap_slots_alloc(&sc(d)->slots, d, cpu);
+		off = sli_dev_slots_alloc(d, cpu);
 		if (off && !sc(d)->refilled)
 			sli_stats(d)->alloc_fast[0]++;
 		return off;
@@ -440,12 +434,12 @@ uint64_t sc_folio_alloc_swap(sl_device *d, int cpu, int order)
 void sc_free_swap_slots(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
-		sl_swap_slots_free(&sc(d)->slots, d, cpu, off + i);
+		sli_dev_slots_free(d, cpu, off + i);
 }
 
 void sc_drain_swap_slots(sl_device *d)
 {
-	sl_swap_slots_drain(&sc(d)->slots, d);
+	sl_swap_slots_drain(&sc(d)->slots);
 }
 
 void *sc_init(sl_device *d, size_t size, const sc_ops *ops)
@@ -464,7 +458,7 @@ void *sc_init(sl_device *d, size_t size, const sc_ops *ops)
 		return NULL;
 	sc_setup_free_clusters(d);
 	sc_swapon(&s->si, d, ops->seed, ops->random_inclusive);
-	if (sl_swap_slots_init(&s->slots, d, 1, sc_get_swap_pages0, sc_swap_entry_free))
+	if (sli_dev_slots_init(d, &s->slots))
 		return NULL;
 	return s;
 }

@@ -131,11 +131,6 @@ int hd_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
 	return got;
 }
 
-static int hd_get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
-{
-	return hd_get_swap_pages(d, cpu, n, out, 0);
-}
-
 /* swap_entry_free() - <= 6.13: a cache-only slot back. */
 void hd_release(sl_device *d, uint64_t off)
 {
@@ -148,19 +143,19 @@ uint64_t hd_folio_alloc_swap(sl_device *d, int cpu, int order)
 {
 	if (order > 0)
 		return 0;
-	return sl_swap_slots_alloc(&hd(d)->slots, d, cpu);
+	return sli_dev_slots_alloc(d, cpu);
 }
 
 void hd_free_slots(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
-		sl_swap_slots_free(&hd(d)->slots, d, cpu, off + i);
+		sli_dev_slots_free(d, cpu, off + i);
 }
 
 void hd_free_range_direct(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	if (nr == 1) {
-		sl_swap_slots_free(&hd(d)->slots, d, cpu, off);
+		sli_dev_slots_free(d, cpu, off);
 		return;
 	}
 	sli_release_range(d, off, nr);
@@ -170,7 +165,7 @@ void hd_free_range_direct(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 
 void hd_drain(sl_device *d)
 {
-	sl_swap_slots_drain(&hd(d)->slots, d);
+	sl_swap_slots_drain(&hd(d)->slots);
 }
 
 /* swapon, rotational: lowest_bit 1, cluster_next 1, no per-CPU bases. */
@@ -188,7 +183,7 @@ int hd_init(sl_device *d)
 	h->si.highest_bit = d->max - 1;
 	h->cluster_next = 1;
 	sli_setup_clusters(d, 1);
-	return sl_swap_slots_init(&h->slots, d, 1, hd_get_swap_pages0, hd_release);
+	return sli_dev_slots_init(d, &h->slots);
 }
 
 void hd_fini(sl_device *d)

@@ -218,11 +218,6 @@ static int get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order
 	return got;
 }
 
-static int get_swap_pages0(sl_device *d, int cpu, int n, uint64_t *out)
-{
-	return get_swap_pages(d, cpu, n, out, 0);
-}
-
 /* get_swap_pages()'s step on one device, for several devices - 6.12: a
  * swap file takes order 0 only. */
 static int v6_12_get_swap_pages(sl_device *d, int cpu, int n, uint64_t *out, int order)
@@ -260,7 +255,7 @@ static uint64_t v6_12_alloc(sl_device *d, int cpu, int order)
 	uint64_t off = 0;
 
 	if (order == 0)
-		return sl_swap_slots_alloc(&st(d)->slots, d, cpu);
+		return sli_dev_slots_alloc(d, cpu);
 	if (!(d->flags & SL_DEV_BLKDEV))
 		return 0;
 	get_swap_pages(d, cpu, 1, &off, order);
@@ -278,7 +273,7 @@ static void v6_12_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 		sl_dev_unlock(d);
 		return;
 	}
-	sl_swap_slots_free(&st(d)->slots, d, cpu, off);
+	sli_dev_slots_free(d, cpu, off);
 }
 
 /* setup_clusters() - 6.12: clusters holding bad slots go to nonfull[0], the
@@ -294,7 +289,7 @@ static int v6_12_init(sl_device *d)
 	}
 	d->pstate = s;
 	sli_setup_clusters(d, SL_SWAP_CLUSTER_COLS);
-	return sl_swap_slots_init(&s->slots, d, 1, get_swap_pages0, release_slot);
+	return sli_dev_slots_init(d, &s->slots);
 }
 
 static void v6_12_fini(sl_device *d)
@@ -306,7 +301,7 @@ static void v6_12_fini(sl_device *d)
 
 static void v6_12_drain(sl_device *d)
 {
-	sl_swap_slots_drain(&st(d)->slots, d);
+	sl_swap_slots_drain(&st(d)->slots);
 }
 
 /* swap_discard_work() - 6.12: the discard worker, between operations. */

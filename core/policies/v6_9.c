@@ -162,8 +162,8 @@ static int v6_9_check_clusters(const sl_device *d, char *msg, size_t len)
 /* Every cache-only slot is held by exactly one slot-cache entry. */
 static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 {
-	/* above several devices the caches are the set's, holding entries */
-	const sl_swap_slots *ss = d->set && d->set->slots ? d->set->slots : &st(d)->slots;
+	/* entries; above several devices the caches are the set's */
+	const sl_swap_slots *ss = d->slots;
 	uint64_t cache_only = 0, held = 0;
 	uint8_t *seen = calloc(d->max, 1);
 
@@ -174,12 +174,10 @@ static int v6_9_check_caches(const sl_device *d, char *msg, size_t len)
 	for (int cpu = 0; cpu < d->nr_cpus; cpu++) {
 		const sl_swap_slots_cache *c = &ss->cpu[cpu];
 		for (int i = 0; i < c->nr + c->n_ret; i++) {
-			uint64_t o = i < c->nr ? c->slots[c->cur + i] : c->slots_ret[i - c->nr];
-			if (ss->set) {
-				if (sl_entry_type(o) != d->type)
-					continue;
-				o = sl_entry_off(o);
-			}
+			uint64_t e = i < c->nr ? c->slots[c->cur + i] : c->slots_ret[i - c->nr];
+			uint64_t o = sl_entry_off(e);
+			if (sl_entry_type(e) != d->type)
+				continue;
 			held++;
 			if (o == 0 || o >= d->max || d->map[o] != SL_SLOT_CACHE || seen[o]++) {
 				free(seen);

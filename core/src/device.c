@@ -12,6 +12,8 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/locks.h"
+#include "swaplab/swap_slots.h"
+#include "swaplab/debug.h"
 
 sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 			    const sl_policy *pol, int debug, char *msg, size_t len)
@@ -318,4 +320,64 @@ const char *sl_device_kind_name(unsigned flags)
 const char *sl_device_kind_at(int i)
 {
 	return i >= 0 && (size_t)i < sizeof(kinds) / sizeof(kinds[0]) ? kinds[i].name : NULL;
+}
+
+/* ------------------------------------------- the slot cache of a lone device */
+
+/* A device's own cache serves it only while it is alone (in a set of
+ * several, d->slots names the set's): its type is 0, so its entries are its
+ * offsets. */
+
+/* get_swap_pages() of order 0 on this device (swap_slots.h get). */
+static int dev_slots_get(void *owner, int cpu, int n, uint64_t *out)
+{
+	sl_device *d = owner;
+
+	SL_ASSERT(d->type == 0);
+	return d->pol->get_swap_pages(d, cpu, n, out, 0);
+}
+
+/* swapcache_free_entries() - <= 6.13, the slot caches' release on one
+ * device: every entry under si->lock. */
+static void swapcache_free_entries(void *owner, const uint64_t *e, int n)
+{
+	sl_device *d = owner;
+
+	sl_dev_lock(d);
+	for (int i = 0; i < n; i++) {
+		SL_ASSERT(sl_entry_type(e[i]) == 0);
+		d->pol->release(d, e[i]);
+	}
+	sl_dev_unlock(d);
+}
+
+int sli_dev_slots_init(sl_device *d, sl_swap_slots *ss)
+{
+	d->slots = ss;
+	return sl_swap_slots_init(ss, d->nr_cpus, 1, d, dev_slots_get, swapcache_free_entries);
+}
+
+void sli_take_reserved_locked(sl_device *d, uint64_t off)
+{
+	uint32_t c = sli_cluster_of(off);
+
+	sl_ci_lock(d, c);
+	sli_take_reserved(d, off);
+	sl_ci_unlock(d, c);
+}
+
+uint64_t sli_dev_slots_alloc(sl_device *d, int cpu)
+{
+	uint64_t e = sl_swap_slots_alloc(d->slots, cpu, sl_nr_swap_pages(d));
+
+	if (!e)
+		return 0;
+	SL_ASSERT(sl_entry_type(e) == 0 && d->type == 0); /* alone: its own cache */
+	sli_take_reserved_locked(d, e);
+	return e;
+}
+
+void sli_dev_slots_free(sl_device *d, int cpu, uint64_t off)
+{
+	sl_swap_slots_free(d->slots, cpu, sl_entry(d->type, off));
 }

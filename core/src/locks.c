@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "swaplab/locks.h"
+#include "swaplab/swap_slots.h"
 
 _Thread_local sl_lockstat *sl_tl_lockstat;
 _Thread_local sl_dev_stats *sl_tl_devstats;
@@ -90,5 +91,7 @@ int sl_device_concurrent(sl_device *d)
 		return -1;
 	}
 	d->lk = lk;
+	if (d->slots)
+		d->slots->lock = lk->slots; /* lent to its slot caches */
 	return 0;
 }

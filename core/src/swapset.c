@@ -60,6 +60,7 @@ static void requeue(sl_swapset *s, int type)
 }
 
 static int dev_full(const sl_device *d) { return d->inuse_pages >= d->pages; }
+static int set_slots_init(sl_swapset *s);
 
 /* swap_range_alloc() / swap_range_free(): a device that filled leaves the
  * avail list, one that has a free slot again comes back. */
@@ -119,11 +120,8 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 		if (!dev_full(dev[t]))
 			add_to_avail_list(s, t);
 	}
-	if (n > 1 && (s->pol->props & SL_POL_SLOT_CACHE)) {
-		s->slots = calloc(1, sizeof(*s->slots));
-		if (!s->slots || sl_swap_slots_init_set(s->slots, s))
-			goto oom;
-	}
+	if (n > 1 && (s->pol->props & SL_POL_SLOT_CACHE) && set_slots_init(s))
+		goto oom;
 	return s;
 oom:
 	snprintf(msg, len, "out of memory for the swap devices");
@@ -140,15 +138,19 @@ void sl_swapset_destroy(sl_swapset *s)
 		return;
 	if (s->slots) {
 		if (!s->own)
-			sl_swap_slots_drain(s->slots, s->dev[0]); /* devices outlive the set */
+			sl_swap_slots_drain(s->slots); /* devices outlive the set */
+		for (int t = 0; t < s->nr; t++)
+			s->dev[t]->slots = s->dev_slots[t];
 		sl_swap_slots_fini(s->slots);
 		free(s->slots);
 	}
 	for (int t = 0; t < s->nr; t++) {
-		if (s->own)
+		if (s->own) {
 			sl_device_destroy(s->dev[t]);
-		else if (s->dev[t])
+		} else if (s->dev[t]) {
 			s->dev[t]->set = NULL;
+			s->dev[t]->type = 0; /* alone again */
+		}
 	}
 	free(s->pcp_si);
 	free(s);
@@ -202,8 +204,10 @@ static int try_get_swap_pages(sl_swapset *s, int t, void *ctx)
 	return g->got > 0 || g->order > 0;
 }
 
-/* get_swap_pages() - <= 6.14: at most what is free over all devices. */
-int sl_set_get_swap_pages(sl_swapset *s, int cpu, int n, uint64_t *out, int order)
+/* get_swap_pages() - <= 6.14: up to n entries of `order` from the first
+ * device that has any, at most what is free over all devices; large folios
+ * try one device only. */
+static int get_swap_pages(sl_swapset *s, int cpu, int n, uint64_t *out, int order)
 {
 	uint64_t free_pages = sl_nr_swap_pages(s->dev[0]);
 	gsp_ctx g = { .cpu = cpu, .order = order, .out = out };
@@ -215,6 +219,51 @@ int sl_set_get_swap_pages(sl_swapset *s, int cpu, int n, uint64_t *out, int orde
 	walk_avail(s, try_get_swap_pages, &g);
 	sync_avail(s);
 	return g.got;
+}
+
+/* The slot caches above the devices (swap_slots.h get): order 0. */
+static int set_slots_get(void *owner, int cpu, int n, uint64_t *out)
+{
+	return get_swap_pages(owner, cpu, n, out, 0);
+}
+
+/* swapcache_free_entries() - <= 6.13, the slot caches' release above
+ * several devices: the entries sorted by type (more than one swap device)
+ * and freed device by device under its si->lock; the kernel's sort is not
+ * stable, the model's is: within a device, push order. */
+static void swapcache_free_entries(void *owner, const uint64_t *e, int n)
+{
+	const sl_swapset *s = owner;
+
+	for (int t = 0; t < s->nr; t++) {
+		sl_device *d = s->dev[t];
+		sl_dev_lock(d);
+		for (int i = 0; i < n; i++)
+			if (sl_entry_type(e[i]) == t)
+				d->pol->release(d, sl_entry_off(e[i]));
+		sl_dev_unlock(d);
+	}
+}
+
+/* One cache per CPU above every device: each device's d->slots names it
+ * while the set lasts (its own cache, drained, waits in dev_slots[]). */
+static int set_slots_init(sl_swapset *s)
+{
+	sl_swap_slots *ss = calloc(1, sizeof(*ss));
+
+	if (!ss || sl_swap_slots_init(ss, s->dev[0]->nr_cpus, 1, s, set_slots_get,
+				       swapcache_free_entries)) {
+		free(ss);
+		return -1;
+	}
+	s->slots = ss;
+	for (int t = 0; t < s->nr; t++) {
+		s->dev_slots[t] = s->dev[t]->slots;
+		if (s->dev_slots[t])
+			sl_swap_slots_drain(s->dev_slots[t]);
+		s->dev[t]->slots = s->slots;
+	}
+	return 0;
 }
 
 typedef struct slow_ctx {
@@ -278,11 +327,11 @@ uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
 		} while (!e && order == 0 && s->pol->sync_discard && swap_sync_discard(s));
 	} else if (s->pol->get_swap_pages) {
 		if (order == 0 && s->slots)
-			e = sl_swap_slots_alloc_set(s->slots, cpu);
-		else if (sl_set_get_swap_pages(s, cpu, 1, &e, order) != 1)
+			e = sl_swap_slots_alloc(s->slots, cpu, sl_nr_swap_pages(s->dev[0]));
+		else if (get_swap_pages(s, cpu, 1, &e, order) != 1)
 			e = 0;
-		else if (order == 0)
-			sl_swap_slots_take_set(s, e); /* no cache: the reserved slot */
+		if (e && order == 0) /* the reserved slot to its folio */
+			sli_take_reserved_locked(sl_set_dev(s, e), sl_entry_off(e));
 	} else {
 		slow_ctx c = { .cpu = cpu, .order = order };
 		walk_avail(s, try_alloc, &c);
@@ -313,7 +362,7 @@ void sl_set_tick(sl_swapset *s)
 void sl_set_drain(sl_swapset *s)
 {
 	if (s->slots)
-		sl_swap_slots_drain(s->slots, s->dev[0]);
+		sl_swap_slots_drain(s->slots);
 	for (int t = 0; t < s->nr; t++)
 		if (s->dev[t]->pol->drain)
 			s->dev[t]->pol->drain(s->dev[t]);

@@ -14,7 +14,8 @@
  *   LOCAL    the per-CPU local lock around folio_alloc_swap() (6.14+):
  *            one thread per CPU here, so it never contends; counted.
  *   GLOBAL   si->global_cluster_lock: a rotational device's cursor (6.14+).
- *   SLOTS    the per-CPU slot-cache locks (<= 6.14: alloc_lock, free_lock).
+ *   SLOTS    the per-CPU slot-cache locks (<= 6.14: alloc_lock, free_lock):
+ *            the device's, lent to its slot caches (swap_slots.h).
  * Nesting: SLOTS -> DEVICE -> CLUSTER (<= 6.13); LOCAL -> GLOBAL -> CLUSTER
  * -> DEVICE (6.14+), where taking a cluster while holding DEVICE is only
  * ever a trylock (isolate_lock_cluster()).
@@ -94,8 +95,6 @@ static inline void sli_inuse_add(sl_device *d, int64_t delta)
 #define sl_local_unlock(d, cpu) SL_UNLOCK_IF(d, local[cpu])
 #define sl_global_lock(d) SL_LOCK_IF(d, global, SL_LK_GLOBAL)
 #define sl_global_unlock(d) SL_UNLOCK_IF(d, global)
-#define sl_slots_lock(d, cpu) SL_LOCK_IF(d, slots[cpu], SL_LK_SLOTS)
-#define sl_slots_unlock(d, cpu) SL_UNLOCK_IF(d, slots[cpu])
 
 /* trylock of a cluster: always succeeds without locks. */
 static inline int sl_ci_trylock(sl_device *d, uint32_t c)

@@ -81,7 +81,10 @@ typedef struct sl_swapset {
 	int8_t *pcp_si;                  /* [cpu * SL_NR_ORDERS + order]: 6.15+
 					    percpu_swap_cluster.si, -1 = none */
 	struct sl_swap_slots *slots;     /* per-CPU slot caches above several
-					    devices (SL_POL_SLOT_CACHE) */
+					    devices (SL_POL_SLOT_CACHE): every
+					    device's d->slots names them */
+	struct sl_swap_slots *dev_slots[SL_MAX_SWAPFILES]; /* each device's own,
+					    given back when the set goes */
 	uint64_t alloc_fail[SL_NR_ORDERS];
 } sl_swapset;
 
@@ -103,9 +106,6 @@ void sl_set_drain(sl_swapset *s);
 int sl_set_check(const sl_swapset *s, char *msg, size_t len);
 /* Slots in use over all devices. */
 uint64_t sl_set_inuse(const sl_swapset *s);
-/* get_swap_pages() over the devices (<= 6.13): up to n entries of `order`
- * from the first device that has any; large folios try one device only. */
-int sl_set_get_swap_pages(sl_swapset *s, int cpu, int n, uint64_t *out, int order);
 static inline sl_device *sl_set_dev(const sl_swapset *s, uint64_t e)
 {
 	return s->dev[sl_entry_type(e)];

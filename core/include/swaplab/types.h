@@ -126,6 +126,7 @@ typedef struct sl_dev_stats {
 struct sl_policy;
 struct sl_locks;
 struct sl_swapset;
+struct sl_swap_slots;
 
 typedef struct sl_device {
 	/* read-mostly: every operation reads these */
@@ -146,7 +147,9 @@ typedef struct sl_device {
 	uint64_t nr_bad;          /* header, bad and padding slots */
 	struct sl_locks *lk;      /* concurrent mode (locks.h), else NULL */
 	struct sl_swapset *set;   /* the swap devices it belongs to, or NULL */
-	int type;                 /* its index there (swp_type()) */
+	int type;                 /* its index there (swp_type()); 0 alone */
+	struct sl_swap_slots *slots; /* order-0 slot caches (<= 6.14, swap_slots.h):
+				   its own alone, its set's one in a set; or NULL */
 	/* written by every allocation and free: a line of its own */
 	_Alignas(SL_CACHELINE) _Atomic uint64_t inuse_pages; /* allocated +
 				   cache-only slots; atomic for the concurrent mode */
