@@ -315,15 +315,16 @@ static int swapped_out_whole(const region *rg, uint32_t a, uint32_t nr, int k)
 	return 1;
 }
 
-/* The length of the run of swap entries with consecutive offsets that
- * starts at page i (swap_pte_batch()), at most up to `stop`. */
-static uint64_t swap_run(const region *rg, uint64_t i, uint64_t stop)
+/* noncontig: puts the swap entries of pages [a, a + nr), one call per run
+ * of consecutive offsets. */
+static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
 {
-	uint64_t base = pte_val(rg->pte[i]), nr = 1;
-
-	while (i + nr < stop && rg->pte[i + nr] == (PTE_SWAP | (base + nr)))
-		nr++;
-	return nr;
+	for (uint32_t i = 0, n; i < nr; i += n) {
+		uint64_t base = pte_val(rg->pte[a + i]);
+		for (n = 1; i + n < nr && rg->pte[a + i + n] == (PTE_SWAP | (base + n)); n++)
+			;
+		sl_set_put(p->s, p->cpu, base, n);
+	}
 }
 
 /* do_swap_page() - 6.18 on a synchronous-I/O device with swap count 1: the
@@ -350,11 +351,7 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 				return;
 			}
 			if (rg->swo && swapped_out_whole(rg, a, nr, k)) {
-				for (uint64_t i = a; i < a + nr;) {
-					uint64_t n = swap_run(rg, i, a + nr);
-					sl_set_put(p->s, p->cpu, pte_val(rg->pte[i]), n);
-					i += n;
-				}
+				put_swap_ptes(p, rg, a, nr);
 				folio_map_new(p, r, a, k);
 				p->st.swpin[k]++;
 				return;
@@ -430,7 +427,9 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 			} else if (pte == PTE_ZERO) {
 				rg->pte[i++] = 0;
 			} else if (is_swap(pte)) {
-				uint64_t base = pte_val(pte), nr = swap_run(rg, i, stop);
+				uint64_t base = pte_val(pte), nr = 1;
+				while (i + nr < stop && rg->pte[i + nr] == (PTE_SWAP | (base + nr)))
+					nr++;
 				for (uint64_t j = 0; j < nr; j++) {
 					rg->pte[i + j] = 0;
 					rg->data[i + j] = 0;
@@ -444,27 +443,28 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 	}
 }
 
-/* Writes a folio to the slots at off, or (noncontig, e != NULL) to the
- * slots e[0 .. nr) that form `runs` runs: its PTEs become swap entries. */
+/* Writes a folio to the slots at off: its PTEs become swap entries. Under
+ * noncontig (the region keeps swo) a large folio's slots are e[0 .. nr),
+ * forming `runs` runs; its order is recorded per page. */
 static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, uint32_t runs)
 {
 	folio *f = &p->f[id];
 	region *rg = &p->reg[f->region];
 	uint32_t nr = 1u << f->order;
+	uint64_t *pte = rg->pte + f->head;
 
-	if (e) {
+	if (!rg->swo) {
 		for (uint32_t j = 0; j < nr; j++)
-			rg->pte[f->head + j] = PTE_SWAP | e[j];
+			pte[j] = PTE_SWAP | (off + j);
 	} else {
 		for (uint32_t j = 0; j < nr; j++)
-			rg->pte[f->head + j] = PTE_SWAP | (off + j);
-	}
-	if (rg->swo)
+			pte[j] = PTE_SWAP | (e ? e[j] : off + j);
 		memset(rg->swo + f->head, f->order + 1, nr);
+		p->st.swpout_extra_runs[f->order] += runs - 1;
+	}
 	if (f->order == SL_PMD_ORDER)
 		rg->pmd[f->head / PMD_PAGES] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
-	p->st.swpout_extents[f->order] += runs;
 	folio_release(p, id);
 }
 
@@ -514,20 +514,12 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 		reclaim_order0(p, id);
 		return;
 	}
-	if (p->pages) {
-		int runs = proc_alloc_pages(p, order);
-		if (runs) {
-			f->queued = 0;
-			swap_out(p, id, 0, p->pages, (uint32_t)runs);
-			return;
-		}
-	} else {
-		uint64_t off = proc_alloc(p, order);
-		if (off) {
-			f->queued = 0;
-			swap_out(p, id, off, NULL, 1);
-			return;
-		}
+	/* noncontig: the slots land in p->pages; `off` is then their runs */
+	uint64_t off = p->pages ? (uint64_t)proc_alloc_pages(p, order) : proc_alloc(p, order);
+	if (off) {
+		f->queued = 0;
+		swap_out(p, id, off, p->pages, p->pages ? (uint32_t)off : 1);
+		return;
 	}
 	uint32_t head = f->head, nr = 1u << order;
 	region *rg = &p->reg[f->region];

@@ -130,7 +130,7 @@ TEST(noncontig_process_swaps_out_whole_and_back_in_whole)
 	sl_proc_pageout(p, 0, 0, 16);
 	CHECK_EQ(st->swpout[4], 1);
 	CHECK_EQ(st->swpout_fallback[4], 0);
-	CHECK_EQ(st->swpout_extents[4], 5);
+	CHECK_EQ(st->swpout_extra_runs[4], 4); /* five runs */
 	for (int j = 0; j < 16; j++)
 		CHECK_EQ(page_entry(p, (uint64_t)j), gathered[j]);
 	check_shared(p, __FILE__, __LINE__);
@@ -158,7 +158,7 @@ TEST(noncontig_swapin_of_a_part_and_after_dontneed)
 
 	sl_proc_touch(p, 0, 0, 16);
 	sl_proc_pageout(p, 0, 0, 16);
-	CHECK_EQ(st->swpout_extents[4], 5);
+	CHECK_EQ(st->swpout_extra_runs[4], 4); /* five runs */
 	sl_proc_dontneed(p, 0, 0, 1);      /* page 0: slot 520 freed */
 	CHECK_EQ(d->inuse_pages, 1022);
 	sl_proc_touch(p, 0, 13, 1);        /* 64K no longer whole: 12..15 as 16K */

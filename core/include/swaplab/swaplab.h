@@ -206,8 +206,8 @@ typedef struct sl_proc sl_proc;
 typedef struct sl_proc_stats {
 	uint64_t swpout[SL_NR_ORDERS];          /* folios written whole */
 	uint64_t swpout_fallback[SL_NR_ORDERS]; /* large folios split for lack of slots */
-	uint64_t swpout_extents[SL_NR_ORDERS];  /* runs of consecutive slots the folios of
-						   swpout took: one each, more under noncontig */
+	uint64_t swpout_extra_runs[SL_NR_ORDERS]; /* noncontig: runs of consecutive slots
+						   swpout's folios took beyond one each */
 	uint64_t swpin[SL_NR_ORDERS];           /* folios swapped in, by order */
 	uint64_t alloc_fail0;                   /* order-0 swap-out that found no slot */
 	uint64_t faults_anon[SL_NR_ORDERS];     /* anonymous folios created */
@@ -253,7 +253,8 @@ uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
 typedef struct sl_iter_result {
 	uint64_t swpout[SL_NR_ORDERS];
 	uint64_t swpout_fallback[SL_NR_ORDERS];
-	uint64_t swpout_extents[SL_NR_ORDERS];
+	uint64_t swpout_extents[SL_NR_ORDERS]; /* runs of consecutive slots those
+						  folios took: one each, more under noncontig */
 	uint64_t swpin[SL_NR_ORDERS];
 	uint64_t alloc_fail0;
 	uint64_t layout_hash;
