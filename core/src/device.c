@@ -150,6 +150,20 @@ uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)
 	return off;
 }
 
+int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
+{
+	int runs;
+
+	if (order < 0 || order >= SL_NR_ORDERS || !d->pol->alloc_pages)
+		return 0;
+	runs = d->pol->alloc_pages(d, cpu, order, out);
+	if (runs)
+		sli_stats(d)->alloc_ok[order]++;
+	else
+		sli_stats(d)->alloc_fail[order]++;
+	return runs;
+}
+
 /* The frees of one cluster's chunk: under its lock (6.14+) or after. */
 static void put_runs(sl_device *d, int cpu, uint32_t c, const uint64_t *runs, int n)
 {

@@ -15,6 +15,14 @@
  * bit per page: the page has been written since it was last dropped (its
  * content is not all zero), which decides what a split does with it.
  *
+ * Under a policy with alloc_pages (the noncontig reference, policy.h) a
+ * large folio's slots need not be contiguous: reclaim stores each page's
+ * entry in its PTE as it comes, and each region also records per page the
+ * order + 1 of the folio it was swapped out with (swo), so that swap-in can
+ * take a folio whole the way a virtual swap layer would (its virtual entries
+ * are consecutive and aligned wherever the slots are). Other policies carry
+ * no swo array and take the contiguous path alone.
+ *
  * Kernel functions modelled (6.18): do_anonymous_page/alloc_anon_folio,
  * do_huge_pmd_anonymous_page, do_swap_page/alloc_swap_folio/can_swapin_thp,
  * zap_pte_range (MADV_DONTNEED), madvise_cold_or_pageout_pte_range +
@@ -47,6 +55,8 @@ typedef struct region {
 	uint64_t *pte;
 	uint8_t *pmd;
 	uint8_t *data;     /* per page: content not all zero */
+	uint8_t *swo;      /* noncontig only: per page, order + 1 of the folio
+			      it was last swapped out with */
 } region;
 
 struct sl_proc {
@@ -65,6 +75,7 @@ struct sl_proc {
 	uint32_t nfree;
 	uint32_t *queue;           /* reclaim list of one PMD step */
 	uint32_t qcap;
+	uint64_t *pages;           /* noncontig: one large folio's entries */
 	sl_proc_stats st;
 };
 
@@ -107,7 +118,10 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 		p->reg[r].pte = calloc(reg[r].npages, sizeof(uint64_t));
 		p->reg[r].pmd = calloc(reg[r].npages / PMD_PAGES + 1, 1);
 		p->reg[r].data = calloc(reg[r].npages, 1);
-		if (!p->reg[r].pte || !p->reg[r].pmd || !p->reg[r].data)
+		if (s->pol->alloc_pages)
+			p->reg[r].swo = calloc(reg[r].npages, 1);
+		if (!p->reg[r].pte || !p->reg[r].pmd || !p->reg[r].data ||
+		    (s->pol->alloc_pages && !p->reg[r].swo))
 			goto fail;
 		total += reg[r].npages;
 	}
@@ -116,7 +130,9 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	p->freeid = calloc(p->fcap, sizeof(uint32_t));
 	p->qcap = PMD_PAGES;
 	p->queue = calloc(p->qcap, sizeof(uint32_t));
-	if (!p->f || !p->freeid || !p->queue)
+	if (s->pol->alloc_pages)
+		p->pages = calloc(SL_CLUSTER, sizeof(uint64_t));
+	if (!p->f || !p->freeid || !p->queue || (s->pol->alloc_pages && !p->pages))
 		goto fail;
 	p->nf = 1;
 	return p;
@@ -133,10 +149,12 @@ void sl_proc_destroy(sl_proc *p)
 		free(p->reg[r].pte);
 		free(p->reg[r].pmd);
 		free(p->reg[r].data);
+		free(p->reg[r].swo);
 	}
 	free(p->f);
 	free(p->freeid);
 	free(p->queue);
+	free(p->pages);
 	sl_swapset_destroy(p->own);
 	free(p);
 }
@@ -149,15 +167,30 @@ void sl_proc_set_migration(sl_proc *p, int cpus, uint32_t every)
 	p->migrate_every = every;
 }
 
-/* folio_alloc_swap() from this task, on the CPU it runs on now; with
- * migration, the scheduler moves it on after every migrate_every. */
+/* With migration, the scheduler moves the task on after every
+ * migrate_every swap allocations. */
+static void proc_migrate(sl_proc *p)
+{
+	if (p->migrate_every && ++p->nalloc % p->migrate_every == 0)
+		p->cpu = p->cpu0 + (p->cpu - p->cpu0 + 1) % p->cpus;
+}
+
+/* folio_alloc_swap() from this task, on the CPU it runs on now. */
 static uint64_t proc_alloc(sl_proc *p, int order)
 {
 	uint64_t off = sl_set_alloc(p->s, p->cpu, order);
 
-	if (p->migrate_every && ++p->nalloc % p->migrate_every == 0)
-		p->cpu = p->cpu0 + (p->cpu - p->cpu0 + 1) % p->cpus;
+	proc_migrate(p);
 	return off;
+}
+
+/* The same for noncontig: the entries land in p->pages; returns the runs. */
+static int proc_alloc_pages(sl_proc *p, int order)
+{
+	int runs = sl_set_alloc_pages(p->s, p->cpu, order, p->pages);
+
+	proc_migrate(p);
+	return runs;
 }
 
 /* A new folio mapped at [head, head + 2^order) of region r. Every page of a
@@ -265,10 +298,40 @@ static int can_swapin_thp(const region *rg, uint32_t a, uint32_t nr, uint64_t ba
 	return 1;
 }
 
+/* noncontig (a virtual swap layer): the aligned range [a, a + 2^k) holds
+ * swap entries of one folio of order >= k that was swapped out whole (the
+ * same recorded order on every page; an aligned block of that order held
+ * one such folio at a time), so its virtual entries are consecutive and
+ * aligned whatever its slots are. */
+static int swapped_out_whole(const region *rg, uint32_t a, uint32_t nr, int k)
+{
+	uint8_t o = rg->swo[a];
+
+	if (o <= k)
+		return 0;
+	for (uint32_t j = 0; j < nr; j++)
+		if (!is_swap(rg->pte[a + j]) || rg->swo[a + j] != o)
+			return 0;
+	return 1;
+}
+
+/* noncontig: puts the swap entries of pages [a, a + nr), one call per run
+ * of consecutive offsets. */
+static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
+{
+	for (uint32_t i = 0, n; i < nr; i += n) {
+		uint64_t base = pte_val(rg->pte[a + i]);
+		for (n = 1; i + n < nr && rg->pte[a + i + n] == (PTE_SWAP | (base + n)); n++)
+			;
+		sl_set_put(p->s, p->cpu, base, n);
+	}
+}
+
 /* do_swap_page() - 6.18 on a synchronous-I/O device with swap count 1: the
  * swap cache is bypassed, alloc_swap_folio() picks the largest enabled order
  * below PMD whose range can be swapped in whole (offset and address agree
- * modulo the size), and the slots are freed at once. */
+ * modulo the size), and the slots are freed at once. noncontig also takes a
+ * range that was swapped out as one folio, its runs of slots freed in turn. */
 static void fault_swap(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
@@ -278,16 +341,21 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
 		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
 			uint32_t nr = 1u << k, a = pg & ~(nr - 1);
-			if (!(p->mthp & (1u << k)) || (off & (nr - 1)) != (pg & (nr - 1)) ||
-			    a + nr > rg->spec.npages)
+			if (!(p->mthp & (1u << k)) || a + nr > rg->spec.npages)
 				continue;
 			uint64_t base = off - (pg - a);
-			if (!can_swapin_thp(rg, a, nr, base))
-				continue;
-			folio_map_new(p, r, a, k);
-			sl_set_put(p->s, p->cpu, base, nr);
-			p->st.swpin[k]++;
-			return;
+			if ((off & (nr - 1)) == (pg & (nr - 1)) && can_swapin_thp(rg, a, nr, base)) {
+				folio_map_new(p, r, a, k);
+				sl_set_put(p->s, p->cpu, base, nr);
+				p->st.swpin[k]++;
+				return;
+			}
+			if (rg->swo && swapped_out_whole(rg, a, nr, k)) {
+				put_swap_ptes(p, rg, a, nr);
+				folio_map_new(p, r, a, k);
+				p->st.swpin[k]++;
+				return;
+			}
 		}
 	}
 	folio_map_new(p, r, pg, 0);
@@ -375,15 +443,25 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 	}
 }
 
-/* Writes a folio to the slots at off: its PTEs become swap entries. */
-static void swap_out(sl_proc *p, uint32_t id, uint64_t off)
+/* Writes a folio to the slots at off: its PTEs become swap entries. Under
+ * noncontig (the region keeps swo) a large folio's slots are e[0 .. nr),
+ * forming `runs` runs; its order is recorded per page. */
+static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, uint32_t runs)
 {
 	folio *f = &p->f[id];
 	region *rg = &p->reg[f->region];
 	uint32_t nr = 1u << f->order;
+	uint64_t *pte = rg->pte + f->head;
 
-	for (uint32_t j = 0; j < nr; j++)
-		rg->pte[f->head + j] = PTE_SWAP | (off + j);
+	if (!rg->swo) {
+		for (uint32_t j = 0; j < nr; j++)
+			pte[j] = PTE_SWAP | (off + j);
+	} else {
+		for (uint32_t j = 0; j < nr; j++)
+			pte[j] = PTE_SWAP | (e ? e[j] : off + j);
+		memset(rg->swo + f->head, f->order + 1, nr);
+		p->st.swpout_extra_runs[f->order] += runs - 1;
+	}
 	if (f->order == SL_PMD_ORDER)
 		rg->pmd[f->head / PMD_PAGES] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
@@ -398,7 +476,7 @@ static void reclaim_order0(sl_proc *p, uint32_t id)
 
 	p->f[id].queued = 0;
 	if (off)
-		swap_out(p, id, off);
+		swap_out(p, id, off, NULL, 1);
 	else
 		p->st.alloc_fail0++;
 }
@@ -425,7 +503,8 @@ static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
 /* shrink_folio_list() - 6.18, for one folio taken off the list: allocate
  * swap for its order; a large folio that gets none is split to order 0
  * (swpout_fallback for its size), the head retried at order 0, then the
- * split-off pages, in descending address order, before the next folio. */
+ * split-off pages, in descending address order, before the next folio.
+ * noncontig: the slots come through alloc_pages, contiguous or not. */
 static void reclaim_folio(sl_proc *p, uint32_t id)
 {
 	folio *f = &p->f[id];
@@ -435,10 +514,11 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 		reclaim_order0(p, id);
 		return;
 	}
-	uint64_t off = proc_alloc(p, order);
+	/* noncontig: the slots land in p->pages; `off` is then their runs */
+	uint64_t off = p->pages ? (uint64_t)proc_alloc_pages(p, order) : proc_alloc(p, order);
 	if (off) {
 		f->queued = 0;
-		swap_out(p, id, off);
+		swap_out(p, id, off, p->pages, p->pages ? (uint32_t)off : 1);
 		return;
 	}
 	uint32_t head = f->head, nr = 1u << order;

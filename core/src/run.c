@@ -41,6 +41,8 @@ static void iter_end(run_ctx *c)
 	for (int o = 0; o < SL_NR_ORDERS; o++) {
 		ir->swpout[o] = st->swpout[o] - c->base.swpout[o];
 		ir->swpout_fallback[o] = st->swpout_fallback[o] - c->base.swpout_fallback[o];
+		ir->swpout_extents[o] = ir->swpout[o] + st->swpout_extra_runs[o] -
+					c->base.swpout_extra_runs[o];
 		ir->swpin[o] = st->swpin[o] - c->base.swpin[o];
 	}
 	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;

@@ -345,6 +345,39 @@ uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
 	return e;
 }
 
+typedef struct pages_ctx {
+	int cpu, order, runs;
+	uint64_t *out;
+} pages_ctx;
+
+/* One device's alloc_pages for the walk; a large folio tries the first only. */
+static int try_alloc_pages(sl_swapset *s, int t, void *ctx)
+{
+	pages_ctx *c = ctx;
+
+	c->runs = s->dev[t]->pol->alloc_pages(s->dev[t], c->cpu, c->order, c->out);
+	for (uint32_t j = 0; c->runs && j < 1u << c->order; j++)
+		c->out[j] = sl_entry(t, c->out[j]);
+	return c->runs || c->order > 0;
+}
+
+int sl_set_alloc_pages(sl_swapset *s, int cpu, int order, uint64_t *out)
+{
+	pages_ctx c = { .cpu = cpu, .order = order, .out = out };
+
+	if (s->nr == 1)
+		return sl_swap_alloc_pages(s->dev[0], cpu, order, out);
+	if (order < 0 || order >= SL_NR_ORDERS || !s->pol->alloc_pages)
+		return 0;
+	walk_avail(s, try_alloc_pages, &c);
+	sync_avail(s);
+	if (c.runs)
+		sli_stats(sl_set_dev(s, out[0]))->alloc_ok[order]++;
+	else
+		s->alloc_fail[order]++;
+	return c.runs;
+}
+
 void sl_set_put(sl_swapset *s, int cpu, uint64_t e, uint64_t nr)
 {
 	sl_swap_put(sl_set_dev(s, e), cpu, sl_entry_off(e), nr);

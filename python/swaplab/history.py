@@ -98,6 +98,7 @@ def policy_row(policy: str, kernel: str, res: dict) -> dict:
         "seconds": res["seconds"],
         "layout_hash": res["layout"]["hash"],
         "series": {kb: [it["sizes"][kb]["fallback_pct"] for it in res["iterations"]] for kb in sizes},
+        "extents": res.get("extents"),
     }
 
 

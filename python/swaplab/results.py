@@ -3,7 +3,9 @@
 A result holds the metadata to reproduce the run (swaplab version, source,
 policy, workload and every parameter, seed, machine), per iteration and per
 enabled mTHP size the swpout / swpout_fallback / swpin increases, the
-order-0 figures, and the slot-layout hash (docs/layout-hash.md).
+order-0 figures, and the slot-layout hash (docs/layout-hash.md); model runs
+also carry, per size, the runs of consecutive slots the folios took
+("extents": one per folio except under noncontig).
 """
 from __future__ import annotations
 
@@ -73,11 +75,26 @@ def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, 
         "seconds": round(seconds, 6),
     }
     res["summary"] = summarize(res)
+    if raw_iters and raw_iters[0].get("swpout_extents") is not None:
+        res["extents"] = extents(raw_iters, orders)
     other = [it["iteration"] for it in iters if it["other_pages"]]
     res["first_other_pages_iteration"] = other[0] if other else None
     if extra:
         res.update(extra)
     return res
+
+
+def extents(raw_iters: list, orders: list) -> dict:
+    """Per enabled size over the run: folios swapped out whole, the runs of
+    consecutive slots they took (one each, more only under noncontig) and
+    the mean per folio."""
+    out = {}
+    for o in orders:
+        folios = sum(r["swpout"][o] for r in raw_iters)
+        runs = sum(r["swpout_extents"][o] for r in raw_iters)
+        out[str(order_to_kb(o))] = {"folios": folios, "extents": runs,
+                                    "mean_per_folio": round(runs / folios, 4) if folios else 0.0}
+    return out
 
 
 def format_hash(h: int) -> str:

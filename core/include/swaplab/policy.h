@@ -37,6 +37,14 @@
  * A policy with none of them (the baselines) gets one device after another
  * in priority order, large folios only the first.
  *
+ * alloc_pages (optional, the noncontig reference): a folio's slots need not
+ * be contiguous, as under a virtual swap layer. It fills out[0 .. 2^order)
+ * with one slot per page (swap count 1 each, every run of them naturally
+ * aligned inside one cluster) and returns how many runs of consecutive slots
+ * they form, 1 .. 2^order, or 0 when it allocated nothing. The process model
+ * then takes every large folio's slots through it and stores them per PTE;
+ * a policy without it keeps the contiguous `alloc` path untouched.
+ *
  * props also carries the process-side behaviour of the generation
  * (SL_POL_SWAPIN_LARGE, SL_POL_SPLIT_ZEROPAGE, SL_POL_SPLIT_MTHP), so a
  * history run of an old kernel uses that kernel's swap-in and split rules.
@@ -94,6 +102,7 @@ typedef struct sl_policy {
 	uint64_t (*alloc_fast)(sl_device *d, int cpu, int order);
 	uint64_t (*alloc_slow)(sl_device *d, int cpu, int order);
 	uint32_t (*sync_discard)(sl_device *d);
+	int (*alloc_pages)(sl_device *d, int cpu, int order, uint64_t *out);
 	/* <= 6.13: the same generation on a rotational device, which has no
 	 * cluster_info and so another allocator (scan_hdd.h); the device
 	 * takes this table at creation. */

@@ -32,6 +32,10 @@ void sl_device_destroy(sl_device *d);
 
 /* folio_alloc_swap(): 2^order slots for `cpu`, or 0 on failure. */
 uint64_t sl_swap_alloc(sl_device *d, int cpu, int order);
+/* The same through the policy's alloc_pages (policy.h): one slot per page
+ * in out[0 .. 2^order), not necessarily contiguous; returns the number of
+ * runs of consecutive slots, or 0 on failure (or without alloc_pages). */
+int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out);
 /* Drops one reference from each of nr slots starting at off (any clusters);
  * slots whose count reaches zero are freed through the policy, one call per
  * run inside a cluster. */
@@ -96,6 +100,9 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 void sl_swapset_destroy(sl_swapset *s);
 /* folio_alloc_swap() over the devices: the entry, or 0 on failure. */
 uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order);
+/* sl_swap_alloc_pages() over the devices: entries in out[], the number of
+ * runs, or 0; a large folio tries the first device only. */
+int sl_set_alloc_pages(sl_swapset *s, int cpu, int order, uint64_t *out);
 /* sl_swap_put() of nr entries from e, all on e's device. */
 void sl_set_put(sl_swapset *s, int cpu, uint64_t e, uint64_t nr);
 /* Deferred work of every device (the discard workers). */
@@ -203,6 +210,8 @@ typedef struct sl_proc sl_proc;
 typedef struct sl_proc_stats {
 	uint64_t swpout[SL_NR_ORDERS];          /* folios written whole */
 	uint64_t swpout_fallback[SL_NR_ORDERS]; /* large folios split for lack of slots */
+	uint64_t swpout_extra_runs[SL_NR_ORDERS]; /* noncontig: runs of consecutive slots
+						   swpout's folios took beyond one each */
 	uint64_t swpin[SL_NR_ORDERS];           /* folios swapped in, by order */
 	uint64_t alloc_fail0;                   /* order-0 swap-out that found no slot */
 	uint64_t faults_anon[SL_NR_ORDERS];     /* anonymous folios created */
@@ -248,6 +257,8 @@ uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
 typedef struct sl_iter_result {
 	uint64_t swpout[SL_NR_ORDERS];
 	uint64_t swpout_fallback[SL_NR_ORDERS];
+	uint64_t swpout_extents[SL_NR_ORDERS]; /* runs of consecutive slots those
+						  folios took: one each, more under noncontig */
 	uint64_t swpin[SL_NR_ORDERS];
 	uint64_t alloc_fail0;
 	uint64_t layout_hash;
