@@ -11,7 +11,7 @@ import statistics
 import sys
 
 from . import __version__, _core
-from .params import ParamError, WorkloadParams, check_policy_name, format_size, parse_count, parse_size, shown
+from .params import ParamError, WorkloadParams, check_policy_name, format_size, parse_count, parse_size, shown, shown_path
 from .results import check_outputs, machine_info, write_json, write_output
 from . import report
 
@@ -304,7 +304,7 @@ def main_threads(a) -> int:
     ops = parse_count(a.ops, "--ops", 1, 10 ** 12)
     seed = parse_count(a.seed, "--seed")
     if a.plot is not None and not a.plot.endswith(".svg"):
-        raise ParamError(f"--plot '{shown(a.plot)}' must end in .svg")
+        raise ParamError(f"--plot '{shown_path(a.plot)}' must end in .svg")
     check_outputs([("--json", a.json), ("--plot", a.plot)])
     check_thread_cases(size, fills, threads, cases, ops)
     quiet = a.json == "-"

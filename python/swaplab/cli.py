@@ -14,7 +14,7 @@ import sys
 import threading
 
 from . import __version__, _core
-from .params import ParamError, add_workload_options, check_policy_name, params_from_args, shown
+from .params import ParamError, add_workload_options, check_policy_name, params_from_args, shown, shown_path
 from .results import check_output_paths, save_outputs, write_json
 from . import report
 
@@ -217,7 +217,7 @@ def main(argv=None) -> int:
         quiet_stdout()
         return 0
     except OSError as e:
-        where = shown(e.filename) if e.filename is not None else "stdout"
+        where = shown_path(e.filename) if e.filename is not None else "stdout"
         sys.stderr.write(f"swaplab {a.command}: error: cannot write {where}: "
                          f"{e.strerror or e}\n")
         return EXIT_BAD_INPUT

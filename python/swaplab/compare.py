@@ -13,7 +13,7 @@ import os
 import struct
 import sys
 
-from .params import ParamError, shown
+from .params import ParamError, shown, shown_path
 from .results import check_input_file, check_outputs, load_result, write_json
 from . import report
 
@@ -70,14 +70,14 @@ def read_layout(path: str, res: dict, opt: str) -> bytes:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise ParamError(f"cannot read {opt} '{shown(path)}': {e.strerror}") from None
+        raise ParamError(f"cannot read {opt} '{shown_path(path)}': {e.strerror}") from None
     n = (res.get("layout") or {}).get("npages")
     if n is not None and len(data) != 8 * n:
-        raise ParamError(f"{opt} '{shown(path)}' holds {len(data) // 8} pages, its result has {n}")
+        raise ParamError(f"{opt} '{shown_path(path)}' holds {len(data) // 8} pages, its result has {n}")
     from . import _core
     want = (res.get("layout") or {}).get("hash")
     if want is not None and f"{_core.layout_hash(data):016x}" != want:
-        raise ParamError(f"{opt} '{shown(path)}' does not belong to its result (layout hash differs)")
+        raise ParamError(f"{opt} '{shown_path(path)}' does not belong to its result (layout hash differs)")
     return data
 
 

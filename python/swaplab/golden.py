@@ -15,7 +15,7 @@ import os
 import sys
 
 from .model import run_model
-from .params import ParamError, WorkloadParams, check_policy_name, shown
+from .params import ParamError, WorkloadParams, check_policy_name, shown, shown_path
 from .results import check_input_file, check_writable, write_output
 
 # (label, workload, options): every published variant, both random sources.
@@ -150,32 +150,32 @@ def load_golden(path: str) -> dict:
     """A golden file, checked before anything runs: a JSON object whose
     "variants" maps each label to an object. ParamError names the problem."""
     if not os.path.lexists(path):
-        raise ParamError(f"no golden file {shown(path)}")
+        raise ParamError(f"no golden file {shown_path(path)}")
     check_input_file(path, "golden file")
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except OSError as e:
-        raise ParamError(f"cannot read golden file '{shown(path)}': {e.strerror}") from None
+        raise ParamError(f"cannot read golden file '{shown_path(path)}': {e.strerror}") from None
     except json.JSONDecodeError as e:
-        raise ParamError(f"golden file '{shown(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
+        raise ParamError(f"golden file '{shown_path(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
     except UnicodeDecodeError:
-        raise ParamError(f"golden file '{shown(path)}' is not UTF-8 text") from None
+        raise ParamError(f"golden file '{shown_path(path)}' is not UTF-8 text") from None
     if not isinstance(data, dict):
-        raise ParamError(f"golden file '{shown(path)}' is not a JSON object")
+        raise ParamError(f"golden file '{shown_path(path)}' is not a JSON object")
     variants = data.get("variants")
     if not isinstance(variants, dict):
-        raise ParamError(f"golden file '{shown(path)}' has no \"variants\" object")
+        raise ParamError(f"golden file '{shown_path(path)}' has no \"variants\" object")
     bad = [k for k, v in variants.items() if not isinstance(v, dict)]
     if bad:
-        raise ParamError(f"golden file '{shown(path)}': variant {shown(bad[0])} is not an object")
+        raise ParamError(f"golden file '{shown_path(path)}': variant {shown(bad[0])} is not an object")
     return data
 
 
 def main(a) -> int:
     check_policy_name(a.policy)
     if not os.path.isdir(a.dir):
-        raise ParamError(f"golden directory '{shown(a.dir)}' does not exist")
+        raise ParamError(f"golden directory '{shown_path(a.dir)}' does not exist")
     if a.kernel:
         import platform
         release = platform.release().split("-")[0].rsplit(".", 1)[0]

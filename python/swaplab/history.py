@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from . import __version__, _core
 from .model import run_model
 from .params import (ParamError, WorkloadParams, format_size, add_workload_options, check_policy_name,
-                     params_from_args, shown)
+                     params_from_args, shown, shown_path)
 from .results import check_outputs, machine_info, write_json, write_output
 from . import report
 
@@ -80,9 +80,9 @@ def check_plot_path(path: str) -> None:
     ext = os.path.splitext(path)[1].lower()
     if ext == ".png":
         if not _have_matplotlib():
-            raise ParamError(f"--plot '{shown(path)}': PNG needs matplotlib, which is not installed (use .svg)")
+            raise ParamError(f"--plot '{shown_path(path)}': PNG needs matplotlib, which is not installed (use .svg)")
     elif ext != ".svg":
-        raise ParamError(f"--plot '{shown(path)}' must end in .svg (or .png with matplotlib installed)")
+        raise ParamError(f"--plot '{shown_path(path)}' must end in .svg (or .png with matplotlib installed)")
 
 
 # ------------------------------------------------------------------ running

@@ -45,6 +45,19 @@ def shown(text) -> str:
     return t + ("..." if cut else "")
 
 
+SHOWN_PATH = 240           # a file name echoed: at most this much
+
+
+def shown_path(path) -> str:
+    """A file name as an error message echoes it: one line, at most SHOWN_PATH characters."""
+    t = str(path)
+    cut = len(t) > SHOWN_PATH
+    t = t[:SHOWN_PATH]
+    if not t.isprintable():
+        t = t.encode("unicode_escape").decode("ascii")
+    return t + ("..." if cut else "")
+
+
 def _check_number_text(text, what: str) -> None:
     if text is not None and len(text) > MAX_NUMBER_TEXT:
         raise ParamError(f"{what} '{shown(text)}' is too long ({len(text)} characters; "

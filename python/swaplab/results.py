@@ -20,7 +20,7 @@ import tempfile
 import threading
 
 from . import __version__
-from .params import ParamError, WorkloadParams, order_to_kb, shown, size_to_order
+from .params import ParamError, WorkloadParams, order_to_kb, shown, shown_path, size_to_order
 
 SCHEMA = "swaplab.result/1"
 
@@ -132,7 +132,7 @@ _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
 
 
 def _refuse(opt: str, path: str, why: str) -> ParamError:
-    return ParamError(f"cannot write {opt} '{shown(path)}': {why}")
+    return ParamError(f"cannot write {opt} '{shown_path(path)}': {why}")
 
 
 def check_writable(path: str, opt: str, stdout_ok: bool = True) -> None:
@@ -149,7 +149,7 @@ def check_writable(path: str, opt: str, stdout_ok: bool = True) -> None:
     _check_kind(path, opt)
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise _refuse(opt, path, f"directory {shown(parent)} does not exist")
+        raise _refuse(opt, path, f"directory {shown_path(parent)} does not exist")
     try:
         fd, probe = tempfile.mkstemp(dir=parent, prefix=".swaplab-probe-")
     except OSError as e:
@@ -188,12 +188,12 @@ def check_outputs(outputs, inputs=(), stdout_ok=("--json",)) -> None:
     for i, (opt, p) in enumerate(given):
         for opt2, p2 in given[:i]:
             if (p == "-" and p2 == "-") or (p != "-" and p2 != "-" and _same_file(p, p2)):
-                raise ParamError(f"{opt2} and {opt} both name '{shown(p)}': one file each")
+                raise ParamError(f"{opt2} and {opt} both name '{shown_path(p)}': one file each")
         if p == "-":
             continue
         for what, q in inputs:
             if q and q != "-" and _same_file(p, q):
-                raise ParamError(f"{opt} '{shown(p)}' is {what}: refusing to overwrite an input")
+                raise ParamError(f"{opt} '{shown_path(p)}' is {what}: refusing to overwrite an input")
 
 
 def check_output_paths(json_path: str | None, layout_path: str | None) -> None:
@@ -450,10 +450,10 @@ def check_input_file(path: str, what: str) -> None:
     try:
         st = os.stat(path)
     except OSError as e:
-        raise ParamError(f"cannot read {what} '{shown(path)}': {e.strerror}") from None
+        raise ParamError(f"cannot read {what} '{shown_path(path)}': {e.strerror}") from None
     if not stat.S_ISREG(st.st_mode):
         kind = next((w for t, w in _KINDS if t(st.st_mode)), "not a file")
-        raise ParamError(f"cannot read {what} '{shown(path)}': it is {kind}, not a regular file")
+        raise ParamError(f"cannot read {what} '{shown_path(path)}': it is {kind}, not a regular file")
 
 
 def load_result(path: str) -> dict:
@@ -463,16 +463,16 @@ def load_result(path: str) -> dict:
         with open(path, encoding="utf-8") as f:
             res = json.load(f)
     except OSError as e:
-        raise ParamError(f"cannot read result '{shown(path)}': {e.strerror}") from None
+        raise ParamError(f"cannot read result '{shown_path(path)}': {e.strerror}") from None
     except json.JSONDecodeError as e:
-        raise ParamError(f"result '{shown(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
+        raise ParamError(f"result '{shown_path(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
     except UnicodeDecodeError:
-        raise ParamError(f"result '{shown(path)}' is not UTF-8 text") from None
+        raise ParamError(f"result '{shown_path(path)}' is not UTF-8 text") from None
     except RecursionError:
-        raise ParamError(f"result '{shown(path)}' nests too deeply") from None
+        raise ParamError(f"result '{shown_path(path)}' nests too deeply") from None
     if not isinstance(res, dict) or res.get("schema") != SCHEMA:
-        raise ParamError(f"result '{shown(path)}' is not a swaplab result ({SCHEMA})")
+        raise ParamError(f"result '{shown_path(path)}' is not a swaplab result ({SCHEMA})")
     err = result_errors(res)
     if err:
-        raise ParamError(f"result '{shown(path)}' does not fit the result schema: {err}")
+        raise ParamError(f"result '{shown_path(path)}' does not fit the result schema: {err}")
     return res

@@ -264,9 +264,10 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	printf("sl_fuzz: ok: %llu operations in %llu cases (%llu skipped: kinds a policy does not "
-	       "model), %llu checks, %llu of %llu allocations failed, seed %llu, %.1f s, %.0f ops/s\n",
-	       (unsigned long long)st.ops, (unsigned long long)st.cases,
+	printf("sl_fuzz: ok: %llu operations in %llu cases of %d kinds (%llu skipped: kinds a policy "
+	       "does not model), %llu checks, %llu of %llu allocations failed, seed %llu, %.1f s, "
+	       "%.0f ops/s\n",
+	       (unsigned long long)st.ops, (unsigned long long)st.cases, ncases,
 	       (unsigned long long)st.skipped, (unsigned long long)st.checks,
 	       (unsigned long long)st.alloc_fails, (unsigned long long)st.allocs,
 	       (unsigned long long)seed, secs, secs > 0 ? (double)st.ops / secs : 0.0);
