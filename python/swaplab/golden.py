@@ -16,7 +16,7 @@ import sys
 
 from .model import run_model
 from .params import ParamError, WorkloadParams, check_policy_name, shown, shown_path
-from .results import check_input_file, check_writable, write_output
+from .results import check_writable, load_json_file, write_output
 
 # (label, workload, options): every published variant, both random sources.
 VARIANTS = [
@@ -151,16 +151,7 @@ def load_golden(path: str) -> dict:
     "variants" maps each label to an object. ParamError names the problem."""
     if not os.path.lexists(path):
         raise ParamError(f"no golden file {shown_path(path)}")
-    check_input_file(path, "golden file")
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise ParamError(f"cannot read golden file '{shown_path(path)}': {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise ParamError(f"golden file '{shown_path(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
-    except UnicodeDecodeError:
-        raise ParamError(f"golden file '{shown_path(path)}' is not UTF-8 text") from None
+    data = load_json_file(path, "golden file")
     if not isinstance(data, dict):
         raise ParamError(f"golden file '{shown_path(path)}' is not a JSON object")
     variants = data.get("variants")

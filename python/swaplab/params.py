@@ -34,12 +34,12 @@ MAX_NUMBER_TEXT = 40       # longer size or count texts are refused before conve
 SHOWN_TEXT = 32            # user text echoed in a message: at most this much
 
 
-def shown(text) -> str:
+def shown(text, limit: int = SHOWN_TEXT) -> str:
     """User text as an error message echoes it: one line (control
-    characters escaped) and at most SHOWN_TEXT characters."""
+    characters escaped) and at most `limit` characters."""
     t = str(text)
-    cut = len(t) > SHOWN_TEXT
-    t = t[:SHOWN_TEXT]
+    cut = len(t) > limit
+    t = t[:limit]
     if not t.isprintable():
         t = t.encode("unicode_escape").decode("ascii")
     return t + ("..." if cut else "")
@@ -50,12 +50,7 @@ SHOWN_PATH = 240           # a file name echoed: at most this much
 
 def shown_path(path) -> str:
     """A file name as an error message echoes it: one line, at most SHOWN_PATH characters."""
-    t = str(path)
-    cut = len(t) > SHOWN_PATH
-    t = t[:SHOWN_PATH]
-    if not t.isprintable():
-        t = t.encode("unicode_escape").decode("ascii")
-    return t + ("..." if cut else "")
+    return shown(path, SHOWN_PATH)
 
 
 def _check_number_text(text, what: str) -> None:

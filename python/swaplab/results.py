@@ -456,20 +456,25 @@ def check_input_file(path: str, what: str) -> None:
         raise ParamError(f"cannot read {what} '{shown_path(path)}': it is {kind}, not a regular file")
 
 
-def load_result(path: str) -> dict:
-    """A result file, held to the schema: ParamError names the first problem."""
-    check_input_file(path, "result")
+def load_json_file(path: str, what: str):
+    """A regular file of JSON text; ParamError names what is wrong with it."""
+    check_input_file(path, what)
     try:
         with open(path, encoding="utf-8") as f:
-            res = json.load(f)
+            return json.load(f)
     except OSError as e:
-        raise ParamError(f"cannot read result '{shown_path(path)}': {e.strerror}") from None
+        raise ParamError(f"cannot read {what} '{shown_path(path)}': {e.strerror}") from None
     except json.JSONDecodeError as e:
-        raise ParamError(f"result '{shown_path(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
+        raise ParamError(f"{what} '{shown_path(path)}' is not JSON: {e.msg} at line {e.lineno}") from None
     except UnicodeDecodeError:
-        raise ParamError(f"result '{shown_path(path)}' is not UTF-8 text") from None
+        raise ParamError(f"{what} '{shown_path(path)}' is not UTF-8 text") from None
     except RecursionError:
-        raise ParamError(f"result '{shown_path(path)}' nests too deeply") from None
+        raise ParamError(f"{what} '{shown_path(path)}' nests too deeply") from None
+
+
+def load_result(path: str) -> dict:
+    """A result file, held to the schema: ParamError names the first problem."""
+    res = load_json_file(path, "result")
     if not isinstance(res, dict) or res.get("schema") != SCHEMA:
         raise ParamError(f"result '{shown_path(path)}' is not a swaplab result ({SCHEMA})")
     err = result_errors(res)
