@@ -678,3 +678,17 @@ def test_closed_pipe_other_commands(root):
     p.wait(timeout=120)
     assert b"Traceback" not in err and b"None" not in err
     assert p.returncode == 0, err
+
+
+def test_compare_layout_inputs_must_be_regular(capsys, work):
+    _valid_result(work)
+    (work / "b.json").write_bytes((work / "a.json").read_bytes())
+    os.mkfifo(work / "la.bin")
+    (work / "lb.bin").mkdir()
+    capsys.readouterr()
+    assert_refused(capsys, work, ["compare", "a.json", "b.json", "--layout-a", "la.bin", "--layout-b", "lb.bin"],
+                   "swaplab compare: error: cannot read --layout-a 'la.bin': it is a FIFO, not a regular file")
+    os.unlink(work / "la.bin")
+    (work / "la.bin").write_bytes(b"\0" * 8)
+    assert_refused(capsys, work, ["compare", "a.json", "b.json", "--layout-a", "la.bin", "--layout-b", "lb.bin"],
+                   "swaplab compare: error: --layout-a 'la.bin' holds 1 pages, its result has")
