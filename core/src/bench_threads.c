@@ -258,15 +258,32 @@ int sl_bench_threads(const sl_bench_threads_params *p, sl_bench_threads_result *
 		snprintf(msg, len, "out of memory for the locks");
 		goto out;
 	}
+	/* a ring holds the folios the fill gives its CPU: at most the fill's
+	 * pages in the smallest order of the mix, shared round robin */
+	int min_order = p->orders[0];
+	for (int i = 1; i < p->norders; i++)
+		if (p->orders[i] < min_order)
+			min_order = p->orders[i];
+	uint64_t cap = (uint64_t)((double)p->slots * p->fill) / (UINT64_C(1) << min_order) /
+		       (uint64_t)n + 2;
+	if (cap > UINT32_MAX) {
+		snprintf(msg, len, "%llu folios per thread after the fill: the benchmark holds at most %u "
+			 "(a smaller --size, a lower --fill or more threads)", (unsigned long long)cap,
+			 UINT32_MAX);
+		goto out;
+	}
 	for (int i = 0; i < n; i++) {
 		th[i].sh = &sh;
 		th[i].cpu = i;
 		sl_rng_init(&th[i].rng, SL_RNG_DEFAULT, p->seed * 1000003u + (uint64_t)i + 1);
 		th[i].lat = calloc(p->ops / SL_BT_SAMPLE + 1, sizeof(uint64_t));
-		th[i].cap = (uint32_t)(p->slots / (uint64_t)n + 1);
+		th[i].cap = (uint32_t)cap;
 		th[i].ring = calloc(th[i].cap, sizeof(bt_piece));
 		if (!th[i].lat || !th[i].ring) {
-			snprintf(msg, len, "out of memory for latency samples");
+			snprintf(msg, len, "out of memory for the %s of thread %d (%llu entries)",
+				 th[i].lat ? "folio ring" : "latency samples", i,
+				 th[i].lat ? (unsigned long long)cap :
+					     (unsigned long long)(p->ops / SL_BT_SAMPLE + 1));
 			goto out;
 		}
 	}

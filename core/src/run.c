@@ -17,6 +17,8 @@ typedef struct run_ctx {
 	uint64_t fail0_base;
 	uint64_t *layout;
 	int it;
+	int done;                  /* iterations finished */
+	const sl_run_hooks *hooks;
 	char *msg;
 	size_t len;
 } run_ctx;
@@ -56,10 +58,25 @@ static void iter_end(run_ctx *c)
 	c->base = *st;
 }
 
+_Thread_local volatile sig_atomic_t *sli_tl_stop;
+
+/* An iteration is over: report it; SL_RUN_STOPPED when a hook asks. */
+static int iter_done(run_ctx *c)
+{
+	c->done = c->it;
+	if (c->hooks && c->hooks->on_iter &&
+	    c->hooks->on_iter(c->hooks->ctx, c->it, &c->res->iter[c->it - 1]))
+		return SL_RUN_STOPPED;
+	c->it++;
+	return sli_stop_requested() ? SL_RUN_STOPPED : 0;
+}
+
 static int run_op(void *ctx, const sl_op *op)
 {
 	run_ctx *c = ctx;
 
+	if (sli_stop_requested())
+		return SL_RUN_STOPPED;
 	switch (op->kind) {
 	case SL_OP_TOUCH:
 		sl_proc_touch(c->p, op->region, op->first, op->npages);
@@ -78,8 +95,7 @@ static int run_op(void *ctx, const sl_op *op)
 		iter_end(c);
 		if (c->check_every && run_check(c))
 			return -1;
-		c->it++;
-		return 0;
+		return iter_done(c);
 	default:
 		return 0;
 	}
@@ -98,10 +114,18 @@ int sl_policy_swapin_mode(const sl_policy *pol)
 int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	   sl_run_result *res, char *msg, size_t len)
 {
+	return sl_run_hooked(p, pol, check_every, NULL, res, msg, len);
+}
+
+int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
+		  const sl_run_hooks *hooks, sl_run_result *res, char *msg, size_t len)
+{
 	sl_region_spec reg[SL_MAX_REGIONS];
-	run_ctx c = { .res = res, .check_every = check_every, .msg = msg, .len = len };
+	run_ctx c = { .res = res, .check_every = check_every, .hooks = hooks, .msg = msg,
+		      .len = len };
+	volatile sig_atomic_t *outer_stop = sli_tl_stop;
 	struct timespec t0, t1;
-	int rc = -1;
+	int rc = -1, played = -1;
 
 	memset(res, 0, sizeof(*res));
 	if (sl_wl_validate(p, msg, len))
@@ -137,11 +161,23 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (sl_wl_play(p, run_op, &c))
+	if (hooks && hooks->stop)
+		sli_tl_stop = hooks->stop;
+	played = sl_wl_play(p, run_op, &c);
+	sli_tl_stop = outer_stop;
+	if (played < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	sl_proc_layout(c.p, c.layout);
+	if (played == SL_RUN_STOPPED) {
+		/* the finished iterations, and the layout after the last of them
+		 * (iter_end left it in c.layout) */
+		res->iterations = c.done;
+		if (!c.done)
+			sl_proc_layout(c.p, c.layout);
+	} else {
+		sl_proc_layout(c.p, c.layout);
+	}
 	res->layout = c.layout;
 	c.layout = NULL;
 	res->ndev = c.s->nr;
@@ -161,12 +197,12 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	}
 	for (int o = 0; o < SL_NR_ORDERS; o++)
 		res->dev.alloc_fail[o] += c.s->alloc_fail[o];
-	rc = 0;
+	rc = played == SL_RUN_STOPPED ? SL_RUN_STOPPED : 0;
 out:
 	free(c.layout);
 	sl_proc_destroy(c.p);
 	sl_swapset_destroy(c.s);
-	if (rc)
+	if (rc < 0)
 		sl_run_result_free(res);
 	return rc;
 }

@@ -4,6 +4,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
+#include <string.h>
 #include "swaplab/swaplab.h"
 
 static PyObject *u64_list(const uint64_t *v, int n)
@@ -157,9 +159,12 @@ static PyObject *iter_dict(const sl_iter_result *ir, int ndev)
 			     (unsigned long long)ir->layout_hash, "inuse_pages",
 			     (unsigned long long)ir->inuse_pages, "swapped_pages",
 			     (unsigned long long)ir->swapped_pages);
-	if (d && ndev > 1 &&
-	    PyDict_SetItemString(d, "dev_inuse", u64_list(ir->dev_inuse, ndev)) < 0)
-		Py_CLEAR(d);
+	if (d && ndev > 1) {
+		PyObject *l = u64_list(ir->dev_inuse, ndev);
+		if (!l || PyDict_SetItemString(d, "dev_inuse", l) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(l);
+	}
 	return d;
 }
 
@@ -175,31 +180,101 @@ static PyObject *layout_bytes(const uint64_t *v, uint64_t n)
 	return b;
 }
 
-static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
-{
-	(void)self;
-	(void)args;
-	sl_wl_params p;
-	const char *policy;
-	int check;
-	char msg[256];
-	sl_run_result res;
+/* ---- a run's hooks: per-iteration callback and stop on SIGINT/SIGTERM */
 
-	if (parse_params(kw, &p, &policy, &check))
-		return NULL;
-	const sl_policy *pol = sl_policy_find(policy);
-	if (!pol)
-		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+/* The signal that asked the running sl_run to stop (0: none). Set by the
+ * handler the binding installs for the run's duration (catch_signals). */
+static volatile sig_atomic_t run_stop_signo;
+
+static void run_stop_handler(int signo)
+{
+	run_stop_signo = signo;
+}
+
+typedef struct run_hook_ctx {
+	PyObject *on_iter;         /* callable(iteration, dict) -> stop? */
+	PyThreadState *ts;         /* the released GIL's thread state */
+	int ndev;
+	int failed;                /* on_iter raised: the exception is set */
+} run_hook_ctx;
+
+/* Called by the core without the GIL after every iteration: takes the GIL,
+ * hands the iteration to Python, releases it. A true return or an
+ * exception stops the run. */
+static int run_on_iter(void *ctx, int it, const sl_iter_result *ir)
+{
+	run_hook_ctx *h = ctx;
+	int stop;
+
+	PyEval_RestoreThread(h->ts);
+	PyObject *d = iter_dict(ir, h->ndev);
+	PyObject *r = d ? PyObject_CallFunction(h->on_iter, "iO", it, d) : NULL;
+	Py_XDECREF(d);
+	if (!r) {
+		h->failed = 1;
+		stop = 1;
+	} else {
+		stop = PyObject_IsTrue(r);
+		Py_DECREF(r);
+		if (stop < 0) {
+			h->failed = 1;
+			stop = 1;
+		}
+	}
+	h->ts = PyEval_SaveThread();
+	return stop;
+}
+
+/* Runs with the hooks: on_iter (None: no callback) and, with
+ * catch_signals, SIGINT and SIGTERM stop the run between operations
+ * instead of waiting for it to end. Returns sl_run_hooked's code. */
+static int run_with_hooks(const sl_wl_params *p, const sl_policy *pol, int check,
+			  PyObject *on_iter, int catch_signals, sl_run_result *res, int *signo,
+			  char *msg, size_t len)
+{
+	run_hook_ctx h = { .on_iter = on_iter, .ndev = 1 + p->nr_extra };
+	sl_run_hooks hooks = { .on_iter = on_iter ? run_on_iter : NULL, .ctx = &h };
+	struct sigaction sa, old_int, old_term;
 	int rc;
-	Py_BEGIN_ALLOW_THREADS
-	rc = sl_run(&p, pol, check, &res, msg, sizeof(msg));
-	Py_END_ALLOW_THREADS
-	if (rc)
-		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
-	PyObject *iters = PyList_New(res.iterations);
-	for (int i = 0; iters && i < res.iterations; i++)
-		PyList_SET_ITEM(iters, i, iter_dict(&res.iter[i], res.ndev));
-	const sl_dev_stats *ds = &res.dev;
+
+	*signo = 0;
+	if (catch_signals) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = run_stop_handler;
+		sigemptyset(&sa.sa_mask);
+		run_stop_signo = 0;
+		hooks.stop = &run_stop_signo;
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	}
+	h.ts = PyEval_SaveThread();
+	rc = sl_run_hooked(p, pol, check, &hooks, res, msg, len);
+	PyEval_RestoreThread(h.ts);
+	if (catch_signals) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		*signo = run_stop_signo;
+	}
+	if (h.failed) {
+		if (rc >= 0)
+			sl_run_result_free(res);
+		return -2;
+	}
+	return rc;
+}
+
+static PyObject *run_result_dict(const sl_run_result *res, int stopped, int signo)
+{
+	PyObject *iters = PyList_New(res->iterations);
+	for (int i = 0; iters && i < res->iterations; i++) {
+		PyObject *d = iter_dict(&res->iter[i], res->ndev);
+		if (!d) {
+			Py_CLEAR(iters);
+			break;
+		}
+		PyList_SET_ITEM(iters, i, d);
+	}
+	const sl_dev_stats *ds = &res->dev;
 	PyObject *dev = Py_BuildValue("{s:N,s:N,s:N,s:K,s:K,s:K,s:K}", "alloc_ok",
 				      u64_list(ds->alloc_ok, SL_NR_ORDERS), "alloc_fail",
 				      u64_list(ds->alloc_fail, SL_NR_ORDERS), "alloc_fast",
@@ -208,21 +283,82 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
 				      (unsigned long long)ds->freed_slots, "full_reclaim_scans",
 				      (unsigned long long)ds->full_reclaim_scans, "discarded_clusters",
 				      (unsigned long long)ds->discarded_clusters);
-	PyObject *devs = PyList_New(res.ndev);
-	for (int t = 0; devs && t < res.ndev; t++) {
-		const sl_dev_stats *st = &res.devst[t];
-		PyList_SET_ITEM(devs, t,
-				Py_BuildValue("{s:i,s:i,s:N,s:N,s:K}", "type", t, "prio",
-					      res.dev_prio[t], "alloc_ok",
-					      u64_list(st->alloc_ok, SL_NR_ORDERS), "alloc_fast",
-					      u64_list(st->alloc_fast, SL_NR_ORDERS), "freed_slots",
-					      (unsigned long long)st->freed_slots));
+	PyObject *devs = PyList_New(res->ndev);
+	for (int t = 0; devs && t < res->ndev; t++) {
+		const sl_dev_stats *st = &res->devst[t];
+		PyObject *d = Py_BuildValue("{s:i,s:i,s:N,s:N,s:K}", "type", t, "prio",
+					    res->dev_prio[t], "alloc_ok",
+					    u64_list(st->alloc_ok, SL_NR_ORDERS), "alloc_fast",
+					    u64_list(st->alloc_fast, SL_NR_ORDERS), "freed_slots",
+					    (unsigned long long)st->freed_slots);
+		if (!d) {
+			Py_CLEAR(devs);
+			break;
+		}
+		PyList_SET_ITEM(devs, t, d);
 	}
-	PyObject *out = Py_BuildValue("{s:N,s:N,s:d,s:K,s:K,s:K,s:N,s:N}", "iterations", iters,
-				      "layout", layout_bytes(res.layout, res.npages), "seconds",
-				      res.seconds, "max_slots", (unsigned long long)res.max_slots,
-				      "npages", (unsigned long long)res.npages, "checks",
-				      (unsigned long long)res.checks, "device", dev, "devices", devs);
+	PyObject *stop_sig = signo ? PyLong_FromLong(signo) : (Py_INCREF(Py_None), Py_None);
+	return Py_BuildValue("{s:N,s:N,s:d,s:K,s:K,s:K,s:N,s:N,s:O,s:N}", "iterations", iters,
+			     "layout", layout_bytes(res->layout, res->npages), "seconds",
+			     res->seconds, "max_slots", (unsigned long long)res->max_slots,
+			     "npages", (unsigned long long)res->npages, "checks",
+			     (unsigned long long)res->checks, "device", dev, "devices", devs,
+			     "stopped", stopped ? Py_True : Py_False, "stop_signal", stop_sig);
+}
+
+static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	(void)args;
+	sl_wl_params p;
+	const char *policy;
+	int check, signo;
+	char msg[256];
+	sl_run_result res;
+	PyObject *on_iter = NULL;
+	int catch_signals = 0;
+
+	/* the hooks are run()'s own keywords; the rest are the parameters */
+	PyObject *params = kw ? PyDict_Copy(kw) : PyDict_New();
+	if (!params)
+		return NULL;
+	PyObject *cs = PyDict_GetItemString(params, "catch_signals");
+	if (cs && (catch_signals = PyObject_IsTrue(cs)) < 0) {
+		Py_DECREF(params);
+		return NULL;
+	}
+	on_iter = PyDict_GetItemString(params, "on_iter");
+	if (on_iter == Py_None)
+		on_iter = NULL;
+	if (on_iter && !PyCallable_Check(on_iter)) {
+		Py_DECREF(params);
+		return PyErr_Format(PyExc_TypeError, "on_iter must be callable");
+	}
+	Py_XINCREF(on_iter);
+	if ((PyDict_GetItemString(params, "catch_signals") &&
+	     PyDict_DelItemString(params, "catch_signals")) ||
+	    (PyDict_GetItemString(params, "on_iter") && PyDict_DelItemString(params, "on_iter")) ||
+	    parse_params(params, &p, &policy, &check)) {
+		Py_XDECREF(on_iter);
+		Py_DECREF(params);
+		return NULL;
+	}
+	const sl_policy *pol = sl_policy_find(policy);
+	if (!pol) {
+		PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+		Py_XDECREF(on_iter);
+		Py_DECREF(params);
+		return NULL;
+	}
+	int rc = run_with_hooks(&p, pol, check, on_iter, catch_signals, &res, &signo, msg,
+				sizeof(msg));
+	Py_XDECREF(on_iter);
+	Py_DECREF(params);     /* policy pointed into it: used no more */
+	if (rc == -2)
+		return NULL;
+	if (rc < 0)
+		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
+	PyObject *out = run_result_dict(&res, rc == SL_RUN_STOPPED, signo);
 	sl_run_result_free(&res);
 	return out;
 }

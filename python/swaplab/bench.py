@@ -6,13 +6,14 @@ bench alloc   order-k free+alloc churn on devices of several sizes and fill
 """
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 
 from . import __version__, _core
 from .params import (CLUSTER_BYTES, PAGE, ParamError, WorkloadParams, check_policy_name, format_size,
-                     parse_count, parse_size)
-from .results import check_writable, machine_info, write_json
+                     parse_count, parse_size, shown, shown_path)
+from .results import check_outputs, machine_info, write_json, write_output
 from . import report
 
 SCHEMA = "swaplab.bench/1"
@@ -55,12 +56,12 @@ def _list(text: str, conv, what: str, unique: bool = True) -> list:
     """A comma list; no empty items, and (unique) no value twice."""
     items = [t.strip() for t in (text or "").split(",")]
     if not any(items):
-        raise ParamError(f"{what} '{text}' is empty")
+        raise ParamError(f"{what} '{shown(text)}' is empty")
     if not all(items):
-        raise ParamError(f"{what} '{text}' has an empty item")
+        raise ParamError(f"{what} '{shown(text)}' has an empty item")
     vals = [conv(t, what) for t in items]
     if unique and len(set(vals)) != len(vals):
-        raise ParamError(f"{what} '{text}' names a value twice")
+        raise ParamError(f"{what} '{shown(text)}' names a value twice")
     return vals
 
 
@@ -68,9 +69,9 @@ def _size(t: str, what: str) -> int:
     from .params import MAX_SWAP
     b = parse_size(t, what)
     if b < CLUSTER_BYTES:
-        raise ParamError(f"{what} {t} is smaller than one cluster ({format_size(CLUSTER_BYTES)})")
+        raise ParamError(f"{what} {shown(t)} is smaller than one cluster ({format_size(CLUSTER_BYTES)})")
     if b > MAX_SWAP:
-        raise ParamError(f"{what} {t} is larger than the model supports here (16T)")
+        raise ParamError(f"{what} {shown(t)} is larger than the model supports here (16T)")
     return b
 
 
@@ -81,15 +82,33 @@ def _threads(t: str, what: str) -> int:
 def _order(t: str, what: str) -> int:
     o = parse_count(t, what)
     if o > _core.PMD_ORDER:
-        raise ParamError(f"{what} {t} is above {_core.PMD_ORDER} ({format_size(CLUSTER_BYTES)})")
+        raise ParamError(f"{what} {shown(t)} is above {_core.PMD_ORDER} ({format_size(CLUSTER_BYTES)})")
     return o
 
 
 def _fill(t: str, what: str) -> int:
     f = parse_count(t, what)
     if not 0 < f < 100:
-        raise ParamError(f"{what} {t} is not between 1 and 99")
+        raise ParamError(f"{what} {shown(t)} is not between 1 and 99")
     return f
+
+
+def check_alloc_cases(policy: str, sizes: list, fills: list, orders: list, seed: int) -> None:
+    """Every case of bench alloc can run, checked before the first runs:
+    the fill leaves room for one allocation of each order on each size, and
+    the policy makes allocations of each order at all (a small probe)."""
+    for size in sizes:
+        for fill in fills:
+            room = (size // 4096) * fill // 100
+            big = [o for o in orders if (1 << o) > room]
+            if big:
+                raise ParamError(f"--fills {fill} on a {format_size(size)} device leaves room for "
+                                 f"no order-{big[0]} allocation ({format_size(4096 << big[0])})")
+    for order in orders:
+        try:
+            _core.bench_alloc(policy, 4 * 512, order, 0.5, 1, seed)
+        except RuntimeError as e:
+            raise ParamError(f"--orders {order}: policy {policy}: {e}") from None
 
 
 def run_alloc(policy: str, sizes: list, fills: list, orders: list, pairs: int, runs: int,
@@ -127,8 +146,8 @@ def main(a) -> int:
     pairs = parse_count(a.pairs, "--pairs", 1, 10 ** 12)
     runs = parse_count(a.runs, "--runs", 0, 1000)
     seed = parse_count(a.seed, "--seed")
-    if a.json:
-        check_writable(a.json, "--json")
+    check_outputs([("--json", a.json)])
+    check_alloc_cases(a.policy, sizes, fills, orders, seed)
     quiet = a.json == "-"
 
     def progress(row):
@@ -145,6 +164,44 @@ def main(a) -> int:
     if a.json:
         write_json(a.json, out)
     return 0
+
+
+MAX_MIX = 10              # the core's order list holds this many (SL_NR_ORDERS)
+RING_MAX = 2 ** 32 - 1    # folios a thread's ring holds
+
+
+def machine_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return 0
+
+
+def check_thread_cases(size: int, fills: list, threads: list, cases: list, ops: int) -> None:
+    """Every case of bench threads fits, checked before the first runs:
+    a thread's folio ring (the folios the fill gives its CPU, as
+    bench_threads.c sizes it) holds at most RING_MAX, and the rings, the
+    latency samples and the slot map together take at most half of this
+    machine's memory."""
+    pages = size // 4096
+    mem = machine_memory()
+    for fill in fills:
+        for _, orders in cases:
+            per = int(pages * fill / 100) >> min(orders)
+            for t in threads:
+                cap = per // t + 2
+                if cap > RING_MAX:
+                    raise ParamError(f"--size {format_size(size)} at fill {fill}% with {t} thread"
+                                     f"{'s' if t > 1 else ''} gives each {cap} folios; the benchmark "
+                                     f"holds at most {RING_MAX} (a smaller --size, a lower --fill or "
+                                     "more threads)")
+                n_ops = max(1, ops >> max(orders)) if max(orders) else ops
+                need = t * (cap * 16 + (n_ops // 8 + 1) * 8) + pages + (pages // 512) * 64
+                if mem and need > mem // 2:
+                    raise ParamError(f"--size {format_size(size)} at fill {fill}% with {t} thread"
+                                     f"{'s' if t > 1 else ''} and --ops {ops} needs about "
+                                     f"{need / 2 ** 30:.1f} GiB, more than half of this machine's "
+                                     f"{mem / 2 ** 30:.1f} GiB")
 
 
 def concurrent_policies() -> list:
@@ -219,18 +276,18 @@ def thread_plot(out: dict) -> str:
 
 
 def main_threads(a) -> int:
-    import os
     known = concurrent_policies()
     policies = []
     for item in a.policy or [",".join(known)]:
-        for name in item.split(","):
-            name = name.strip()
+        for name in _list(item, lambda t, what: t, "--policy", unique=False):
             check_policy_name(name)
             if name not in known:
                 raise ParamError(f"policy {name} has no concurrent mode (those that do: {', '.join(known)})")
+            if name in policies:
+                raise ParamError(f"--policy names {name} twice")
             policies.append(name)
     cpus = os.cpu_count() or 1
-    if a.threads:
+    if a.threads is not None:
         threads = _list(a.threads, _threads, "--threads")
     else:
         threads, t = [], 1
@@ -240,17 +297,17 @@ def main_threads(a) -> int:
     cases = [(f"order {o}", [o]) for o in _list(a.orders, _order, "--orders")]
     if a.mix is not None:
         mix = _list(a.mix, _order, "--mix", unique=False)
+        if len(mix) > MAX_MIX:
+            raise ParamError(f"--mix has {len(mix)} entries; it takes at most {MAX_MIX}")
         cases.append(("mix " + ",".join(map(str, mix)), mix))
     fills = _list(a.fill, _fill, "--fill")
     size = _size(a.size, "--size")
     ops = parse_count(a.ops, "--ops", 1, 10 ** 12)
     seed = parse_count(a.seed, "--seed")
-    if a.json:
-        check_writable(a.json, "--json")
-    if a.plot:
-        if not a.plot.endswith(".svg"):
-            raise ParamError(f"--plot '{a.plot}' must end in .svg")
-        check_writable(a.plot, "--plot")
+    if a.plot is not None and not a.plot.endswith(".svg"):
+        raise ParamError(f"--plot '{shown_path(a.plot)}' must end in .svg")
+    check_outputs([("--json", a.json), ("--plot", a.plot)])
+    check_thread_cases(size, fills, threads, cases, ops)
     quiet = a.json == "-"
 
     def progress(r):
@@ -271,6 +328,5 @@ def main_threads(a) -> int:
     if a.json:
         write_json(a.json, out)
     if a.plot:
-        with open(a.plot, "w") as f:
-            f.write(thread_plot(out))
+        write_output(a.plot, thread_plot(out), "--plot")
     return 0

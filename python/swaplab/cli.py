@@ -7,10 +7,14 @@ problem and exit code 2, before anything runs or is written.
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import signal
 import sys
+import threading
 
 from . import __version__, _core
-from .params import ParamError, add_workload_options, check_policy_name, params_from_args
+from .params import ParamError, add_workload_options, check_policy_name, params_from_args, shown, shown_path
 from .results import check_output_paths, save_outputs, write_json
 from . import report
 
@@ -21,8 +25,15 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error and exit code 2."""
 
     def error(self, message):  # noqa: D401 - argparse API
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        # a long or multi-line value argparse quotes: a short prefix, one line
+        message = re.sub(r"'([^']{%d,})'" % 33, lambda m: f"'{shown(m.group(1))}'", message)
+        sys.stderr.write(f"{self.prog}: error: {shown_line(message)}\n")
         sys.exit(EXIT_BAD_INPUT)
+
+
+def shown_line(message: str) -> str:
+    """A message on one line: control characters escaped."""
+    return message if message.isprintable() else message.encode("unicode_escape").decode("ascii")
 
 
 def _cmd_policies(a) -> int:
@@ -51,15 +62,75 @@ def _cmd_workloads(a) -> int:
     return 0
 
 
+class LiveOutput:
+    """`swaplab run`'s printing as the run goes: the table's header, then
+    each iteration as it finishes (or the published tool's lines), then the
+    summary. A closed standard output ends the printing quietly; the run
+    then stops unless it still has files to write (keep_going)."""
+
+    def __init__(self, fmt: str, quiet: bool, sizes: list, keep_going: bool):
+        self.fmt, self.quiet, self.sizes, self.keep_going = fmt, quiet, sizes, keep_going
+        self.closed = False
+
+    def _emit(self, fn) -> bool:
+        """Runs a printing step; False once standard output is closed."""
+        if self.quiet or self.closed:
+            return not self.closed
+        try:
+            fn()
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.closed = True
+            quiet_stdout()
+        return not self.closed
+
+    def header(self, res_like: dict) -> None:
+        if self.fmt == "table":
+            self._emit(lambda: report.print_run_header(res_like))
+
+    def iteration(self, it: dict) -> bool:
+        """The core's per-iteration hook: True stops the run."""
+        ok = self._emit(lambda: print(report.iteration_text(it, self.sizes, self.fmt)))
+        return not ok and not self.keep_going
+
+    def summary(self, res: dict) -> None:
+        if self.fmt == "table":
+            self._emit(lambda: report.print_summary(res))
+
+
+def quiet_stdout() -> None:
+    """Standard output was closed by its reader: what is still buffered and
+    every later print go to /dev/null, so that nothing complains at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def _cmd_run(a) -> int:
     from .model import run_model
 
     wp = params_from_args(a.workload, a)
     check_output_paths(a.json, a.layout_dump)
-    res, layout = run_model(wp, a.policy, check=a.check)
-    if not a.quiet and a.json != "-":
-        report.print_run(res)
+    live = LiveOutput(a.format, a.quiet or a.json == "-", wp.mthp_kb,
+                      keep_going=bool(a.layout_dump or (a.json and a.json != "-")))
+    live.header({"source": "model", "policy": a.policy, "workload": wp.workload,
+                 "params": wp.as_json(), "sizes_kb": wp.mthp_kb})
+    res, layout = run_model(wp, a.policy, check=a.check, on_iteration=live.iteration,
+                            catch_signals=threading.current_thread() is threading.main_thread(),
+                            stopped_by="stdout closed")
+    live.summary(res)
+    if res["stopped_by"] == "stdout closed" and not live.keep_going:
+        return 0
     save_outputs(res, layout, a.json, a.layout_dump)
+    if res["stopped_by"] in ("SIGINT", "SIGTERM"):
+        n = len(res["iterations"])
+        sys.stderr.write(f"swaplab run: stopped by {res['stopped_by']} after {n} of {wp.iterations} "
+                         "iterations" + ("; the result file holds them (complete: false)"
+                                         if a.json and a.json != "-" else "") + "\n")
+        return 128 + getattr(signal, res["stopped_by"])
     return 0
 
 
@@ -67,6 +138,12 @@ def _cmd_bench(a) -> int:
     from . import bench
 
     return bench.main(a)
+
+
+def _check_level(text: str) -> int:
+    if text not in ("0", "1", "2"):
+        raise argparse.ArgumentTypeError(f"'{shown(text)}' is not 0, 1 or 2")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,8 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", metavar="PATH", help="write the result as JSON ('-' for stdout)")
     r.add_argument("--layout-dump", metavar="PATH",
                    help="write the final layout: one little-endian uint64 per page (docs/layout-hash.md)")
-    r.add_argument("--check", type=int, choices=[0, 1, 2], default=0,
+    r.add_argument("--check", type=_check_level, default=0, metavar="{0,1,2}",
                    help="invariant checks: 1 after every iteration, 2 after every operation")
+    r.add_argument("--format", choices=["table", "published"], default="table",
+                   help="table: a row per iteration and a summary (default); published: the "
+                        "published test program's 'Iteration N: swpout inc: ...' lines")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     r.set_defaults(func=_cmd_run)
 
@@ -121,17 +201,25 @@ def main(argv=None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
     try:
-        return a.func(a) or 0
+        rc = a.func(a) or 0
+        sys.stdout.flush()           # a full or closed stdout is reported here
+        return rc
     except ParamError as e:
-        sys.stderr.write(f"swaplab {a.command}: error: {e}\n")
+        sys.stderr.write(f"swaplab {a.command}: error: {shown_line(str(e))}\n")
         return EXIT_BAD_INPUT
     except (RuntimeError, MemoryError) as e:
         # the core refused what it was given (a device or run too large for
         # the model or this machine): one line, like any bad input
-        sys.stderr.write(f"swaplab {a.command}: error: {e or 'out of memory'}\n")
+        sys.stderr.write(f"swaplab {a.command}: error: {shown_line(str(e) or 'out of memory')}\n")
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # the reader of standard output went away (| head): end quietly
+        quiet_stdout()
+        return 0
     except OSError as e:
-        sys.stderr.write(f"swaplab {a.command}: error: cannot write {e.filename}: {e.strerror}\n")
+        where = shown_path(e.filename) if e.filename is not None else "stdout"
+        sys.stderr.write(f"swaplab {a.command}: error: cannot write {where}: "
+                         f"{e.strerror or e}\n")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("swaplab: interrupted\n")

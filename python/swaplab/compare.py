@@ -13,8 +13,8 @@ import os
 import struct
 import sys
 
-from .params import ParamError
-from .results import check_writable, load_result, write_json
+from .params import ParamError, shown, shown_path
+from .results import check_input_file, check_outputs, load_result, write_json
 from . import report
 
 SCHEMA = "swaplab.compare/1"
@@ -65,18 +65,19 @@ def check_comparable(a: dict, b: dict, name_a: str = "A", name_b: str = "B") -> 
 
 
 def read_layout(path: str, res: dict, opt: str) -> bytes:
+    check_input_file(path, opt)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise ParamError(f"cannot read {opt} '{path}': {e.strerror}") from None
+        raise ParamError(f"cannot read {opt} '{shown_path(path)}': {e.strerror}") from None
     n = (res.get("layout") or {}).get("npages")
     if n is not None and len(data) != 8 * n:
-        raise ParamError(f"{opt} '{path}' holds {len(data) // 8} pages, its result has {n}")
+        raise ParamError(f"{opt} '{shown_path(path)}' holds {len(data) // 8} pages, its result has {n}")
     from . import _core
     want = (res.get("layout") or {}).get("hash")
     if want is not None and f"{_core.layout_hash(data):016x}" != want:
-        raise ParamError(f"{opt} '{path}' does not belong to its result (layout hash differs)")
+        raise ParamError(f"{opt} '{shown_path(path)}' does not belong to its result (layout hash differs)")
     return data
 
 
@@ -237,10 +238,13 @@ def print_compare(c: dict, out=sys.stdout) -> None:
 
 
 def _cmd_compare(a) -> int:
+    for opt, v in (("--layout-a", a.layout_a), ("--layout-b", a.layout_b)):
+        if v == "":
+            raise ParamError(f"{opt} '' names no file")
     if bool(a.layout_a) != bool(a.layout_b):
         raise ParamError("--layout-a and --layout-b go together")
-    if a.json:
-        check_writable(a.json, "--json")
+    check_outputs([("--json", a.json)], inputs=[("result A", a.a), ("result B", a.b),
+                                                ("--layout-a", a.layout_a), ("--layout-b", a.layout_b)])
     ra, rb = load_result(a.a), load_result(a.b)
     la = read_layout(a.layout_a, ra, "--layout-a") if a.layout_a else None
     lb = read_layout(a.layout_b, rb, "--layout-b") if a.layout_b else None

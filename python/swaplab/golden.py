@@ -15,7 +15,8 @@ import os
 import sys
 
 from .model import run_model
-from .params import ParamError, WorkloadParams, check_policy_name
+from .params import ParamError, WorkloadParams, check_policy_name, shown, shown_path
+from .results import check_writable, load_json_file, write_output
 
 # (label, workload, options): every published variant, both random sources.
 VARIANTS = [
@@ -101,9 +102,7 @@ def record_kernel_golden(path: str, progress=None) -> dict:
         res, _ = harness.run_kernel(wp)
         out["kernel_release"] = res["machine"]["kernel_release"]
         out["variants"][label] = {"params": res["params"], "iterations": pinned(res)}
-    with open(path, "w") as f:
-        json.dump(out, f, indent=0, separators=(",", ":"))
-        f.write("\n")
+    write_output(path, golden_text(out), "golden file")
     return out
 
 
@@ -143,31 +142,50 @@ def add_parsers(sub) -> None:
     g.set_defaults(func=main)
 
 
+def golden_text(data: dict) -> str:
+    return json.dumps(data, indent=0, separators=(",", ":")) + "\n"
+
+
+def load_golden(path: str) -> dict:
+    """A golden file, checked before anything runs: a JSON object whose
+    "variants" maps each label to an object. ParamError names the problem."""
+    if not os.path.lexists(path):
+        raise ParamError(f"no golden file {shown_path(path)}")
+    data = load_json_file(path, "golden file")
+    if not isinstance(data, dict):
+        raise ParamError(f"golden file '{shown_path(path)}' is not a JSON object")
+    variants = data.get("variants")
+    if not isinstance(variants, dict):
+        raise ParamError(f"golden file '{shown_path(path)}' has no \"variants\" object")
+    bad = [k for k, v in variants.items() if not isinstance(v, dict)]
+    if bad:
+        raise ParamError(f"golden file '{shown_path(path)}': variant {shown(bad[0])} is not an object")
+    return data
+
+
 def main(a) -> int:
     check_policy_name(a.policy)
     if not os.path.isdir(a.dir):
-        raise ParamError(f"golden directory '{a.dir}' does not exist")
+        raise ParamError(f"golden directory '{shown_path(a.dir)}' does not exist")
     if a.kernel:
         import platform
         release = platform.release().split("-")[0].rsplit(".", 1)[0]
         path = os.path.join(a.dir, f"kernel-{release}.json")
+        check_writable(path, "golden file", stdout_ok=False)
         data = record_kernel_golden(path, lambda s: print(f"golden: kernel {s}", file=sys.stderr, flush=True))
         print(f"wrote {path}: {len(data['variants'])} variants from kernel {data['kernel_release']}")
         return 0
-    data = compute_golden(a.policy)
     path = golden_path(a.policy, a.dir)
     if a.check:
-        if not os.path.exists(path):
-            raise ParamError(f"no golden file {path}")
-        with open(path) as f:
-            old = json.load(f)
+        old = load_golden(path)        # before computing anything
+        data = compute_golden(a.policy)
         bad = [k for k in data["variants"] if old["variants"].get(k) != data["variants"][k]]
         for k in bad:
             print(f"golden {a.policy} {k}: differs", file=sys.stderr)
         print(f"golden {a.policy}: {len(data['variants']) - len(bad)} variants agree, {len(bad)} differ")
         return 1 if bad else 0
-    with open(path, "w") as f:
-        json.dump(data, f, indent=0, separators=(",", ":"))
-        f.write("\n")
+    check_writable(path, "golden file", stdout_ok=False)
+    data = compute_golden(a.policy)
+    write_output(path, golden_text(data), "golden file")
     print(f"wrote {path}: {len(data['variants'])} variants")
     return 0

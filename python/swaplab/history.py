@@ -12,14 +12,16 @@ through matplotlib where it is installed).
 from __future__ import annotations
 
 import datetime as _dt
+import io
 import os
 import sys
 from xml.sax.saxutils import escape, quoteattr
 
 from . import __version__, _core
 from .model import run_model
-from .params import ParamError, WorkloadParams, format_size, add_workload_options, check_policy_name, params_from_args
-from .results import check_writable, machine_info, write_json
+from .params import (ParamError, WorkloadParams, format_size, add_workload_options, check_policy_name,
+                     params_from_args, shown, shown_path)
+from .results import check_outputs, machine_info, write_json, write_output
 from . import report
 
 SCHEMA = "swaplab.history/1"
@@ -55,7 +57,7 @@ def parse_policies(text: str | None) -> list:
         return known
     names = [t.strip() for t in text.split(",")]
     if not text.strip() or any(not n for n in names):
-        raise ParamError(f"--policies '{text}' has an empty name")
+        raise ParamError(f"--policies '{shown(text)}' has an empty name")
     seen = set()
     for n in names:
         check_policy_name(n)
@@ -78,10 +80,9 @@ def check_plot_path(path: str) -> None:
     ext = os.path.splitext(path)[1].lower()
     if ext == ".png":
         if not _have_matplotlib():
-            raise ParamError(f"--plot '{path}': PNG needs matplotlib, which is not installed (use .svg)")
+            raise ParamError(f"--plot '{shown_path(path)}': PNG needs matplotlib, which is not installed (use .svg)")
     elif ext != ".svg":
-        raise ParamError(f"--plot '{path}' must end in .svg (or .png with matplotlib installed)")
-    check_writable(path, "--plot")
+        raise ParamError(f"--plot '{shown_path(path)}' must end in .svg (or .png with matplotlib installed)")
 
 
 # ------------------------------------------------------------------ running
@@ -325,10 +326,7 @@ def svg_chart(h: dict) -> str:
 
 
 def write_svg(path: str, h: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(svg_chart(h))
-    os.replace(tmp, path)
+    write_output(path, svg_chart(h), "--plot")
 
 
 def write_png(path: str, h: dict) -> None:
@@ -359,8 +357,10 @@ def write_png(path: str, h: dict) -> None:
                   bbox_to_anchor=(1.01, 0.5), fontsize=9)
     fig.suptitle(f"mTHP swap-out fallback per iteration, by policy: {h['workload']}\n{describe(h)} (model)", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    write_output(path, buf.getvalue(), "--plot")
 
 
 # ------------------------------------------------------------------ command
@@ -370,10 +370,9 @@ def main(a) -> int:
     policies, skipped = select_policies(wp, parse_policies(a.policies), explicit=a.policies is not None)
     if not policies:
         raise ParamError(f"no policy models device {wp.device}")
-    if a.plot:
+    if a.plot is not None:
         check_plot_path(a.plot)
-    if a.json:
-        check_writable(a.json, "--json")
+    check_outputs([("--json", a.json), ("--plot", a.plot)])
     progress = lambda s: print(f"history: {s}", file=sys.stderr, flush=True)  # noqa: E731
     for pol, why in skipped.items():
         progress(f"skipped {pol}: {why}")

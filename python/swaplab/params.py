@@ -31,14 +31,44 @@ MAX_ITERATIONS = 100000
 MAX_COUNT = 2 ** 63 - 1
 
 
+MAX_NUMBER_TEXT = 40       # longer size or count texts are refused before conversion
+SHOWN_TEXT = 32            # user text echoed in a message: at most this much
+
+
+def shown(text, limit: int = SHOWN_TEXT) -> str:
+    """User text as an error message echoes it: one line (control
+    characters escaped) and at most `limit` characters."""
+    t = str(text)
+    cut = len(t) > limit
+    t = t[:limit]
+    if not t.isprintable():
+        t = t.encode("unicode_escape").decode("ascii")
+    return t + ("..." if cut else "")
+
+
+SHOWN_PATH = 240           # a file name echoed: at most this much
+
+
+def shown_path(path) -> str:
+    """A file name as an error message echoes it: one line, at most SHOWN_PATH characters."""
+    return shown(path, SHOWN_PATH)
+
+
+def _check_number_text(text, what: str) -> None:
+    if text is not None and len(text) > MAX_NUMBER_TEXT:
+        raise ParamError(f"{what} '{shown(text)}' is too long ({len(text)} characters; "
+                         f"at most {MAX_NUMBER_TEXT})")
+
+
 def parse_size(text: str, what: str) -> int:
     """'64M', '2MiB', '16K', '4096' -> bytes."""
-    m = re.fullmatch(r"\s*([0-9]+)\s*([A-Za-z]*)\s*", text or "")
+    _check_number_text(text, what)
+    m = re.fullmatch(r"[ \t]*([0-9]+)[ \t]*([A-Za-z]*)[ \t]*", text or "")
     if not m or m.group(2).upper() not in _UNITS:
-        raise ParamError(f"{what} '{text}' is not a size (examples: 64M, 16K, 2G)")
+        raise ParamError(f"{what} '{shown(text)}' is not a size (examples: 64M, 16K, 2G)")
     n = int(m.group(1)) * _UNITS[m.group(2).upper()]
     if n > MAX_COUNT:
-        raise ParamError(f"{what} {text.strip()} is too large")
+        raise ParamError(f"{what} {shown(text.strip())} is too large")
     return n
 
 
@@ -55,17 +85,17 @@ def parse_mthp(text: str) -> list[int]:
     seen = set()
     for part in (text or "").split(","):
         if not part.strip():
-            raise ParamError(f"--mthp '{text}' has an empty size")
+            raise ParamError(f"--mthp '{shown(text)}' has an empty size")
         b = parse_size(part, "mTHP size")
         if b <= 0 or b & (b - 1):
-            raise ParamError(f"mTHP size {part.strip()} is not a power of two")
+            raise ParamError(f"mTHP size {shown(part.strip())} is not a power of two")
         if b > CLUSTER_BYTES:
-            raise ParamError(f"mTHP size {part.strip()} is larger than a cluster ({format_size(CLUSTER_BYTES)})")
+            raise ParamError(f"mTHP size {shown(part.strip())} is larger than a cluster ({format_size(CLUSTER_BYTES)})")
         if b < MTHP_MIN:
-            raise ParamError(f"mTHP size {part.strip()} is smaller than {format_size(MTHP_MIN)}, "
+            raise ParamError(f"mTHP size {shown(part.strip())} is smaller than {format_size(MTHP_MIN)}, "
                              "the smallest anonymous mTHP")
         if b in seen:
-            raise ParamError(f"--mthp names {part.strip()} twice")
+            raise ParamError(f"--mthp names {shown(part.strip())} twice")
         seen.add(b)
         sizes.append(b // KiB)
     return sorted(sizes)
@@ -81,13 +111,14 @@ def order_to_kb(order: int) -> int:
 
 def parse_count(text: str, what: str, lo: int = 0, hi: int = MAX_COUNT) -> int:
     """A decimal count in [lo, hi]; the message names the option and the range."""
+    _check_number_text(text, what)
     if not re.fullmatch(r"[0-9]+", text or ""):
         if re.fullmatch(r"-[0-9]+", text or ""):
             raise ParamError(f"{what} {text} is negative")
-        raise ParamError(f"{what} '{text}' is not a non-negative integer")
+        raise ParamError(f"{what} '{shown(text)}' is not a non-negative integer")
     n = int(text)
     if not lo <= n <= hi:
-        raise ParamError(f"{what} {text} is outside {lo}..{hi}")
+        raise ParamError(f"{what} {shown(text)} is outside {lo}..{hi}")
     return n
 
 
@@ -134,13 +165,13 @@ class WorkloadParams:
 def check_workload_name(name: str) -> None:
     known = _core.workloads()
     if name not in known:
-        raise ParamError(f"unknown workload '{name}' (known: {', '.join(known)})")
+        raise ParamError(f"unknown workload '{shown(name)}' (known: {', '.join(known)})")
 
 
 def check_policy_name(name: str) -> None:
     known = [p["name"] for p in _core.policies()]
     if name not in known:
-        raise ParamError(f"unknown policy '{name}' (known: {', '.join(known)})")
+        raise ParamError(f"unknown policy '{shown(name)}' (known: {', '.join(known)})")
 
 
 DEVICE_KINDS = list(_core.DEVICE_KINDS)
@@ -152,11 +183,11 @@ def parse_swap_spec(text: str) -> dict:
     """--add-swap SIZE[:KIND[:PRIO]] -> {"bytes", "kind", "prio"} (prio -1: none)."""
     parts = (text or "").split(":")
     if len(parts) > 3:
-        raise ParamError(f"--add-swap '{text}' is not SIZE[:KIND[:PRIO]] (example: 64M:ssd:5)")
+        raise ParamError(f"--add-swap '{shown(text)}' is not SIZE[:KIND[:PRIO]] (example: 64M:ssd:5)")
     b = check_swap_size(parse_size(parts[0], "--add-swap size"), parts[0].strip(), "--add-swap size")
     kind = parts[1].strip() if len(parts) > 1 and parts[1].strip() else "zram"
     if kind not in DEVICE_KINDS:
-        raise ParamError(f"--add-swap '{text}': unknown device kind '{kind}' (known: {', '.join(DEVICE_KINDS)})")
+        raise ParamError(f"--add-swap '{shown(text)}': unknown device kind '{shown(kind)}' (known: {', '.join(DEVICE_KINDS)})")
     prio = -1
     if len(parts) > 2:
         prio = parse_count(parts[2].strip(), "--add-swap priority", 0, MAX_PRIO)
@@ -165,11 +196,11 @@ def parse_swap_spec(text: str) -> dict:
 
 def check_swap_size(b: int, text: str, what: str = "swap size") -> int:
     if b > MAX_SWAP:
-        raise ParamError(f"{what} {text} is larger than the model supports here (16T)")
+        raise ParamError(f"{what} {shown(text)} is larger than the model supports here (16T)")
     if b < CLUSTER_BYTES:
-        raise ParamError(f"{what} {text} is smaller than one cluster ({format_size(CLUSTER_BYTES)})")
+        raise ParamError(f"{what} {shown(text)} is smaller than one cluster ({format_size(CLUSTER_BYTES)})")
     if b % PAGE:
-        raise ParamError(f"{what} {text} is not a multiple of {format_size(PAGE)}")
+        raise ParamError(f"{what} {shown(text)} is not a multiple of {format_size(PAGE)}")
     return b
 
 
@@ -227,14 +258,14 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
             continue
         b = parse_size(val, opt)
         if b == 0:
-            raise ParamError(f"{opt} {val}: a region must not be empty")
+            raise ParamError(f"{opt} {shown(val)}: a region must not be empty")
         if b > MAX_REGION:
-            raise ParamError(f"{opt} {val} is larger than the model supports here (64G)")
+            raise ParamError(f"{opt} {shown(val)} is larger than the model supports here (64G)")
         setattr(wp, attr, b)
     if wp.region_a_bytes and wp.region_a_bytes % (64 * KiB):
-        raise ParamError(f"--region-a-size {a.region_a_size} is not a multiple of 64K")
+        raise ParamError(f"--region-a-size {shown(a.region_a_size)} is not a multiple of 64K")
     if wp.region_b_bytes and wp.region_b_bytes % PAGE:
-        raise ParamError(f"--region-b-size {a.region_b_size} is not a multiple of {format_size(PAGE)}")
+        raise ParamError(f"--region-b-size {shown(a.region_b_size)} is not a multiple of {format_size(PAGE)}")
     policy = a.policy if hasattr(a, "policy") else "linux-6.18"
     check_policy_name(policy)
     try:

@@ -8,9 +8,20 @@ def size_label(kb: int) -> str:
     return f"{kb}K" if kb < 1024 else f"{kb // 1024}M"
 
 
-def print_run(res: dict, out=sys.stdout) -> None:
-    """The published tool's per-iteration line (swpout, fallback, fallback %),
-    one column group per enabled size, then the summary."""
+def print_run(res: dict, out=sys.stdout, fmt: str = "table") -> None:
+    """The whole run at once: the header, every iteration, the summary
+    (table), or the published tool's lines only (published)."""
+    if fmt == "table":
+        print_run_header(res, out)
+    for it in res["iterations"]:
+        print(iteration_text(it, res["sizes_kb"], fmt), file=out)
+    if fmt == "table":
+        print_summary(res, out)
+
+
+def print_run_header(res: dict, out=sys.stdout) -> None:
+    """The table's two header lines; res needs source, policy, workload,
+    params and sizes_kb only (a run that has not started has them)."""
     sizes = res["sizes_kb"]
     head = f"{'iter':>5}"
     for kb in sizes:
@@ -21,13 +32,33 @@ def print_run(res: dict, out=sys.stdout) -> None:
           f"{' -s' if res['params']['small_folios'] else ''}{' -a' if res['params']['aligned_swapin'] else ''}"
           f" seed={res['params']['seed']} rng={res['params']['rng']}", file=out)
     print(head, file=out)
-    for it in res["iterations"]:
-        line = f"{it['iteration']:>5}"
+
+
+def published_pct(swpout: int, fallback: int) -> str:
+    """The published program's percentage: fallback / (fallback + swpout) * 100
+    with printf's %.2f, so an iteration without swap-out prints nan (0/0)."""
+    total = swpout + fallback
+    return f"{100.0 * fallback / total:.2f}" if total else "nan"
+
+
+def iteration_text(it: dict, sizes: list, fmt: str = "table") -> str:
+    """One iteration (a result's iteration dict) as text: the table's row,
+    or (published) the published test program's line, one per size with
+    the size appended when several are enabled."""
+    if fmt == "published":
+        lines = []
         for kb in sizes:
             s = it["sizes"][str(kb)]
-            line += f" | {s['swpout']:>12} {s['swpout_fallback']:>9} {s['fallback_pct']:>8.2f}%"
-        print(line, file=out)
-    print_summary(res, out)
+            lines.append(f"Iteration {it['iteration']}: swpout inc: {s['swpout']}, swpout fallback inc: "
+                         f"{s['swpout_fallback']}, Fallback percentage: "
+                         f"{published_pct(s['swpout'], s['swpout_fallback'])}%"
+                         + (f" ({size_label(kb)})" if len(sizes) > 1 else ""))
+        return "\n".join(lines)
+    line = f"{it['iteration']:>5}"
+    for kb in sizes:
+        s = it["sizes"][str(kb)]
+        line += f" | {s['swpout']:>12} {s['swpout_fallback']:>9} {s['fallback_pct']:>8.2f}%"
+    return line
 
 
 def print_summary(res: dict, out=sys.stdout) -> None:

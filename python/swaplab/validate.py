@@ -11,7 +11,7 @@ import sys
 import time
 
 from .params import MAX_ITERATIONS, ParamError, WorkloadParams, parse_count
-from .results import check_writable, machine_info, write_json
+from .results import check_outputs, machine_info, write_json
 from . import report
 
 SCHEMA = "swaplab.validate/1"
@@ -175,8 +175,7 @@ def _cmd_validate(a) -> int:
         n = parse_count(a.iterations, "--iterations", 1, MAX_ITERATIONS)
         if n == 0:
             raise ParamError("--iterations must be at least 1")
-        if a.json:
-            check_writable(a.json, "--json")
+        check_outputs([("--json", a.json)])
         retries = parse_count(a.retries, "--retries")
         v = run_validate(n, a.allow_other_swap, retries=retries,
                          progress=lambda s: print(f"validate: {s}", file=sys.stderr, flush=True),

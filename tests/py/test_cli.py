@@ -38,7 +38,7 @@ BAD = [
     (["run", "thp-swap-v1", "--json", "/nonexistent/dir/r.json"],
      "swaplab run: error: cannot write --json '/nonexistent/dir/r.json': directory /nonexistent/dir does not exist"),
     (["run", "thp-swap-v1", "--layout-dump", "/"],
-     "swaplab run: error: cannot write --layout-dump '/': it is a directory"),
+     "swaplab run: error: cannot write --layout-dump '/': it is a directory, not a regular file"),
     (["run", "thp-swap-v1", "--rng", "mt"],
      "swaplab run: error: argument --rng: invalid choice: 'mt' (choose from 'default', 'glibc')"),
     (["run", "thp-swap-v1", "--bogus"], "swaplab: error: unrecognized arguments: --bogus"),

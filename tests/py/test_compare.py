@@ -226,4 +226,4 @@ def test_malformed_results_refused(cli, tmp_path):
     assert p.returncode == 2 and p.stderr.strip() == f"swaplab compare: error: result '{raw}' is not UTF-8 text"
     p = cli("compare", str(shape), good)
     assert p.returncode == 2 and p.stderr.strip() == (
-        f"swaplab compare: error: result '{shape}' lacks workload, params, sizes_kb, iterations, summary, layout")
+        f"swaplab compare: error: result '{shape}' does not fit the result schema: source is missing")

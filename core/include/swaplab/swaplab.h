@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <signal.h>
 #include "types.h"
 #include "policy.h"
 #include "locks.h"
@@ -285,6 +286,34 @@ typedef struct sl_run_result {
  * iteration, 2 after every operation. Returns 0, or -1 with a message. */
 int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	   sl_run_result *res, char *msg, size_t len);
+
+/* What a caller may hook into a run (sl_run_hooked): both optional.
+ *   on_iter  called after every finished iteration (it from 1) with its
+ *            counters; a nonzero return stops the run there.
+ *   stop     a flag (a signal handler may set it) polled before every
+ *            operation, around every check and inside long checks. */
+typedef struct sl_run_hooks {
+	int (*on_iter)(void *ctx, int it, const sl_iter_result *ir);
+	void *ctx;
+	volatile sig_atomic_t *stop;
+} sl_run_hooks;
+
+/* sl_run's return when a hook stopped the run: res holds the finished
+ * iterations (res->iterations of them) and the layout after the last. */
+#define SL_RUN_STOPPED 1
+
+/* sl_run with hooks (NULL: none). Returns 0, SL_RUN_STOPPED, or -1 with a
+ * message. */
+int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
+		  const sl_run_hooks *hooks, sl_run_result *res, char *msg, size_t len);
+
+/* The stop flag of the run on this thread (NULL outside a hooked run):
+ * long loops of the core poll it through sli_stop_requested(). */
+extern _Thread_local volatile sig_atomic_t *sli_tl_stop;
+static inline int sli_stop_requested(void)
+{
+	return sli_tl_stop && *sli_tl_stop;
+}
 void sl_run_result_free(sl_run_result *res);
 
 /* Swap-in mode a policy's generation implies (6.18: large on zram). */
