@@ -53,6 +53,10 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 		d->shadow = calloc(slots, 1);
 	if (!d->map || !d->ci || !d->cursor || (debug && !d->shadow))
 		goto oom;
+#ifdef SL_DEBUG
+	if (sli_dbg_locks_init(d))
+		goto oom;
+#endif
 	for (uint32_t c = 0; c < d->nr_clusters; c++)
 		d->ci[c].prev = d->ci[c].next = SL_NIL;
 	for (int l = 0; l < SL_NR_LISTS; l++) {
@@ -97,6 +101,9 @@ void sl_device_destroy(sl_device *d)
 		free(d->lk->slots);
 		free(d->lk);
 	}
+#ifdef SL_DEBUG
+	sli_dbg_locks_fini(d);
+#endif
 	free(d);
 }
 

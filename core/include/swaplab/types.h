@@ -120,6 +120,7 @@ typedef struct sl_dev_stats {
 struct sl_policy;
 struct sl_locks;
 struct sl_swapset;
+struct sl_dbg_locks;
 
 typedef struct sl_device {
 	/* read-mostly: every operation reads these */
@@ -149,6 +150,9 @@ typedef struct sl_device {
 	/* single-threaded counters (threads keep their own: locks.h) */
 	_Alignas(SL_CACHELINE) sl_dev_stats st;
 	uint64_t shadow_errors;   /* I7 violations seen at allocation time */
+#ifdef SL_DEBUG
+	struct sl_dbg_locks *dbg; /* held-ness of the deterministic mode (locks.h) */
+#endif
 } sl_device;
 
 #define SL_SHADOW_TAIL 0x80
