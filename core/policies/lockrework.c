@@ -7,31 +7,65 @@
  * Without the concurrent mode (locks.h) the locks are no-ops and the trylock
  * always succeeds. The model never drops a cluster lock mid-scan: the
  * kernel does so only to reclaim cache-only slots, which do not exist here.
+ *
+ * Kernel range: 6.14 - 6.18. Kairui Song's series "mm, swap: rework of
+ * swap allocator locks" (merged for 6.14) brought the cluster locks, the
+ * isolate/relocate list discipline and the per-CPU cluster cursor; "mm,
+ * swap: remove swap slot cache" (6.15) split folio_alloc_swap() into
+ * swap_alloc_fast() / swap_alloc_slow(); 6.16 renamed
+ * swap_entry_range_free() to swap_entries_free(); 6.18's swap table (phase
+ * I) adds the table test of cluster_is_usable(). The primitives are
+ * otherwise unchanged over the range.
+ * Kernel functions modelled here (lr_ + the kernel name where exported):
+ * move_cluster, __free_cluster, free_cluster (with
+ * swap_cluster_schedule_discard), partial_free_cluster, relocate_cluster,
+ * cluster_scan_range, cluster_alloc_range, alloc_swap_scan_cluster,
+ * isolate_lock_cluster, alloc_swap_scan_list, swap_reclaim_full_clusters,
+ * swap_entries_free, cluster_is_usable, swap_alloc_fast, swap_alloc_slow
+ * (one device), folio_alloc_swap, swap_do_scheduled_discard,
+ * swap_discard_work.
+ * Contracts are asserted under SL_DEBUG (debug.h) where the kernel has
+ * lockdep_assert_held() or VM_BUG_ON()/VM_WARN_ON().
  */
 
 #include "swaplab/swaplab.h"
 #include "swaplab/lockrework.h"
 #include "swaplab/cluster.h"
 #include "swaplab/locks.h"
+#include "swaplab/debug.h"
 
-/* move_cluster() - 6.14..6.18: list moves take the device lock. */
+/* move_cluster() - 6.14..6.18: with ci locked, the list move takes and
+ * drops the device lock; the flag must change. */
 static void move_cluster(sl_device *d, uint32_t c, int list, int flag)
 {
+	SL_ASSERT(d->ci[c].flags != flag);
+	sl_assert_ci_locked(d, c);
 	sl_dev_lock(d);
 	sli_move_cluster(d, c, list, flag);
 	sl_dev_unlock(d);
 }
 
-/* free_cluster() - 6.14..6.18: count reached 0: free-list tail, order reset. */
+/* __free_cluster() - 6.14..6.18: with ci locked, to the free-list tail,
+ * order reset. */
+static void __free_cluster(sl_device *d, uint32_t c)
+{
+	sl_assert_ci_locked(d, c);
+	move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+	d->ci[c].order = 0;
+}
+
+/* free_cluster() - 6.14..6.18: count reached 0: free list, or on a discard
+ * device the discard list (swap_cluster_schedule_discard(); the discard
+ * worker frees it). */
 void lr_free_cluster(sl_device *d, uint32_t c)
 {
+	SL_ASSERT(d->ci[c].count == 0 && d->ci[c].flags != SL_CF_FREE);
+	sl_assert_ci_locked(d, c);
 	if (d->flags & SL_DEV_DISCARD) {
-		/* swap_cluster_schedule_discard(): the discard worker frees it */
 		move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
 		return;
 	}
-	move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-	d->ci[c].order = 0;
+	__free_cluster(d, c);
 }
 
 /* partial_free_cluster() - 6.14..6.18: slots were freed, some remain in use. */
@@ -39,6 +73,8 @@ void lr_partial_free_cluster(sl_device *d, uint32_t c)
 {
 	sl_cluster *ci = &d->ci[c];
 
+	SL_ASSERT(ci->count != 0 && ci->count != SL_CLUSTER);
+	sl_assert_ci_locked(d, c);
 	if (ci->flags != SL_CF_NONFULL)
 		move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
 }
@@ -49,8 +85,9 @@ void lr_relocate_cluster(sl_device *d, uint32_t c)
 {
 	sl_cluster *ci = &d->ci[c];
 
+	sl_assert_ci_locked(d, c);
 	if (ci->flags == SL_CF_DISCARD)
-		return;
+		return; /* off-list or on the discard list until discarded */
 	if (ci->count == 0) {
 		if (ci->flags != SL_CF_FREE)
 			lr_free_cluster(d, c);
@@ -69,6 +106,16 @@ static int cluster_scan_range(const sl_device *d, uint64_t off, uint32_t nr)
 	return sli_range_free(d, off, nr);
 }
 
+/* cluster_alloc_range() - 6.14..6.18: with ci locked, the range becomes
+ * the folio's; the first allocation in an empty cluster gives the cluster
+ * its order. */
+static void cluster_alloc_range(sl_device *d, uint32_t c, uint64_t off, int order)
+{
+	sl_assert_ci_locked(d, c);
+	SL_ASSERT(lr_cluster_is_usable(&d->ci[c], order, 0));
+	sli_alloc_range(d, off, order);
+}
+
 /* alloc_swap_scan_cluster() - 6.14..6.18: scan one cluster from `off` in steps of
  * 2^order, no wrap-around; allocate the first free range; relocate the
  * cluster; store this CPU's cursor for `order` (the next position, or 0). */
@@ -80,6 +127,9 @@ uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t 
 	uint64_t found = 0, next = 0;
 	sl_cluster *ci = &d->ci[c];
 
+	sl_assert_ci_locked(d, c);
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && sli_cluster_of(off) == c);
+	SL_ASSERT(!(off & (nr - 1))); /* cursors advance in whole folios */
 	if (ci->count + nr > SL_CLUSTER)
 		goto out;
 	if (order == 0) {
@@ -96,7 +146,7 @@ uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t 
 		}
 	}
 	if (found) {
-		sli_alloc_range(d, found, order); /* cluster_alloc_range() */
+		cluster_alloc_range(d, c, found, order);
 		if (ci->count < SL_CLUSTER && found + nr <= end)
 			next = found + nr;
 	}
@@ -120,6 +170,9 @@ uint32_t lr_isolate_lock_cluster(sl_device *d, int list)
 	for (uint32_t c = d->ci[h].next; c != h; c = d->ci[c].next) {
 		if (!sl_ci_trylock(d, c))
 			continue; /* busy: another CPU has it */
+		/* only a usable or a full cluster is isolated */
+		SL_ASSERT(d->ci[c].flags != SL_CF_NONE);
+		SL_ASSERT(d->ci[c].flags <= SL_CF_USABLE || d->ci[c].flags == SL_CF_FULL);
 		sli_isolate_cluster(d, c);
 		found = c;
 		break;
@@ -166,6 +219,10 @@ void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr)
 {
 	uint32_t c = sli_cluster_of(off);
 
+	/* never across clusters, never more than the cluster holds (the
+	 * slot checks are sli_release_range()'s) */
+	sl_assert_ci_locked(d, c);
+	SL_ASSERT(nr > 0 && sli_cluster_of(off + nr - 1) == c && d->ci[c].count >= nr);
 	sli_release_range(d, off, nr);
 	if (d->ci[c].count == 0)
 		lr_free_cluster(d, c);
@@ -226,7 +283,10 @@ uint64_t lr_alloc_fast_dev(sl_device *d, int cpu, int order, int with_table)
 	return off;
 }
 
-uint64_t lr_alloc_slow_dev(sl_device *d, int cpu, int order, lr_ladder_fn ladder)
+/* swap_alloc_slow() - 6.15..6.18, this device alone on the avail list: its
+ * cluster_alloc_swap_entry() (the ladder) unless it is full and so off the
+ * list. */
+uint64_t lr_swap_alloc_slow(sl_device *d, int cpu, int order, lr_ladder_fn ladder)
 {
 	/* rotational: global_cluster_lock for the whole ladder */
 	int rot = !(d->flags & SL_DEV_SOLIDSTATE);
@@ -249,7 +309,7 @@ uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, l
 	sl_local_lock(d, cpu);
 	off = lr_alloc_fast_dev(d, cpu, order, with_table);
 	if (!off)
-		off = lr_alloc_slow_dev(d, cpu, order, ladder);
+		off = lr_swap_alloc_slow(d, cpu, order, ladder);
 	sl_local_unlock(d, cpu);
 	return off;
 }
@@ -267,8 +327,8 @@ uint32_t lr_swap_do_scheduled_discard(sl_device *d)
 		/* the discard I/O runs here, then __free_cluster() */
 		sl_ci_lock(d, c);
 		if (d->ci[c].flags == SL_CF_DISCARD) {
-			move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
-			d->ci[c].order = 0;
+			SL_ASSERT(d->ci[c].count == 0);
+			__free_cluster(d, c);
 			n++;
 		}
 		sl_ci_unlock(d, c);
@@ -281,6 +341,7 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 {
 	/* the fast path's step, on the cursor row sli_cursor() gives a
 	 * rotational device: the global one, whatever the CPU */
+	sl_assert_global_locked(d);
 	return lr_swap_alloc_fast(d, 0, order, with_table);
 }
 

@@ -39,10 +39,13 @@ static void release_all(sl_swap_slots *ss, sl_device *d, const uint64_t *slots, 
 {
 	if (ss->set) {
 		const struct sl_swapset *set = ss->set;
-		for (int t = 0; t < set->nr; t++)
+		for (int t = 0; t < set->nr; t++) {
+			sl_dev_lock(set->dev[t]); /* swap_info_get_cont(): si->lock */
 			for (int i = 0; i < n; i++)
 				if (sl_entry_type(slots[i]) == t)
 					set->dev[t]->pol->release(set->dev[t], sl_entry_off(slots[i]));
+			sl_dev_unlock(set->dev[t]);
+		}
 		return;
 	}
 	sl_dev_lock(d);

@@ -38,9 +38,11 @@ void sli_assert_fail(const char *cond, const char *file, int line, const char *f
 #ifdef SL_DEBUG
 /* lockdep_assert_held(): the lock named by `expr` (a member of sl_locks and
  * of sl_dbg_locks alike: dev, global, ci[c], ...) is held. */
-#define sli_assert_held(d, expr)                                                       \
-	SL_ASSERT((d)->lk ? atomic_load_explicit(&(d)->lk->expr.v, memory_order_relaxed) != 0 \
-			  : ((d)->dbg->expr || !((d)->pol->props & SL_POL_CONCURRENT)))
+#define sli_assert_held(d, expr)                                                          \
+	(((d)->lk ? atomic_load_explicit(&(d)->lk->expr.v, memory_order_relaxed) != 0        \
+		  : ((d)->dbg->expr || !((d)->pol->props & SL_POL_CONCURRENT)))                \
+		 ? (void)0                                                                     \
+		 : sli_assert_fail("lockdep_assert_held(" #expr ")", __FILE__, __LINE__, __func__))
 #else
 #define sli_assert_held(d, expr) ((void)0)
 #endif

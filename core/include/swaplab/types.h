@@ -30,7 +30,8 @@
  *   I2  cluster.count == number of non-free slots in the cluster; except
  *       (<= 6.13) a cluster pending discard: count 0, every slot bad.
  *   I3  sum of list lengths + isolated clusters == nr_clusters; every list's
- *       recorded length equals its real length.
+ *       recorded length equals its real length. An isolated cluster is
+ *       NONE with no links (one off every list but still linked is lost).
  *   I4  inuse_pages == sum over clusters of count minus bad slots.
  *   I5  a free cluster (count 0) has order 0; a full cluster has count 512;
  *       a cluster pending discard has count 0.
