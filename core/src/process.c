@@ -24,6 +24,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/debug.h"
 
 #define PTE_SWAP (UINT64_C(1) << 63)
 #define PTE_PRESENT (UINT64_C(1) << 62)
@@ -168,6 +169,9 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 	uint32_t nr = 1u << order;
 	region *rg = &p->reg[r];
 
+	/* a folio is naturally aligned in the VMA and lies inside it */
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && !(head & (nr - 1)));
+	SL_ASSERT((uint64_t)head + nr <= rg->spec.npages && id > 0 && !p->f[id].live);
 	p->f[id] = (folio){ .head = head, .mapped = nr, .region = (uint8_t)r,
 			    .order = (uint8_t)order, .live = 1 };
 	for (uint32_t j = 0; j < nr; j++)
@@ -178,6 +182,7 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 
 static void folio_release(sl_proc *p, uint32_t id)
 {
+	SL_ASSERT(id > 0 && p->f[id].live);
 	p->f[id].live = 0;
 	p->freeid[p->nfree++] = id;
 }
@@ -195,6 +200,7 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 	uint32_t nr = 1u << f.order, zeroed = 0;
 	int head_kept = 0;
 
+	SL_ASSERT(f.live && f.order > 0);
 	for (uint32_t j = 0; j < nr; j++) {
 		uint32_t pg = f.head + j;
 		if (rg->pte[pg] != (PTE_PRESENT | id))
@@ -274,6 +280,7 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
+	SL_ASSERT(is_swap(rg->pte[pg]));
 	if (p->swapin_mode == SL_SWAPIN_LARGE && (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) &&
 	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
 		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
@@ -382,6 +389,8 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off)
 	region *rg = &p->reg[f->region];
 	uint32_t nr = 1u << f->order;
 
+	/* folio_alloc_swap() gave 2^order slots, naturally aligned */
+	SL_ASSERT(f->live && off && !(sl_entry_off(off) & (nr - 1)));
 	for (uint32_t j = 0; j < nr; j++)
 		rg->pte[f->head + j] = PTE_SWAP | (off + j);
 	if (f->order == SL_PMD_ORDER)
