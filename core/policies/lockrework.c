@@ -117,21 +117,26 @@ static void cluster_alloc_range(sl_device *d, uint32_t c, uint64_t off, int orde
 }
 
 /* alloc_swap_scan_cluster() - 6.14..6.18: scan one cluster from `off` in steps of
- * 2^order, no wrap-around; allocate the first free range; relocate the
- * cluster; store this CPU's cursor for `order` (the next position, or 0). */
+ * 2^order, no wrap-around and not past the device's end (si->max); allocate
+ * the first free range; relocate the cluster; store this CPU's cursor for
+ * `order` (the next position, or 0: never at or past si->max). */
 uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t off,
 					int order)
 {
 	uint32_t nr = 1u << order;
-	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER - nr; /* last start */
+	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER;
 	uint64_t found = 0, next = 0;
 	sl_cluster *ci = &d->ci[c];
 
 	sl_assert_ci_locked(d, c);
 	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && sli_cluster_of(off) == c);
 	SL_ASSERT(!(off & (nr - 1))); /* cursors advance in whole folios */
+	if (end > d->max)
+		end = d->max; /* the last cluster's padding */
+	SL_ASSERT(end >= nr); /* a device holds at least one cluster */
 	if (ci->count + nr > SL_CLUSTER)
 		goto out;
+	end -= nr; /* last start */
 	if (order == 0) {
 		/* the same walk as below, one slot per step, done by memchr */
 		off = sli_find_free(d, off, end + 1);
@@ -166,6 +171,7 @@ uint32_t lr_isolate_lock_cluster(sl_device *d, int list)
 {
 	uint32_t h = sli_head(d, list), found = SL_NIL;
 
+	SL_ASSERT(list >= 0 && list < SL_NR_LISTS);
 	sl_dev_lock(d);
 	for (uint32_t c = d->ci[h].next; c != h; c = d->ci[c].next) {
 		if (!sl_ci_trylock(d, c))
@@ -230,6 +236,7 @@ void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr)
 		lr_partial_free_cluster(d, c);
 }
 
+/* cluster_is_usable() - 6.14..6.18; with_table: 6.18's cluster_table_is_alloced(). */
 int lr_cluster_is_usable(const sl_cluster *ci, int order, int with_table)
 {
 	if (ci->flags > SL_CF_USABLE)
@@ -239,6 +246,8 @@ int lr_cluster_is_usable(const sl_cluster *ci, int order, int with_table)
 	return order == 0 || ci->count == 0 || ci->order == order;
 }
 
+/* swap_alloc_fast() - 6.15..6.18 (6.14: the per-CPU cluster step of
+ * cluster_alloc_swap_entry()): this CPU's cursor cluster, if still usable. */
 uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table)
 {
 	uint64_t off = *sli_cursor(d, cpu, order);
@@ -246,6 +255,7 @@ uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table)
 
 	if (!off)
 		return 0;
+	SL_ASSERT(off < d->max && !(off & ((UINT64_C(1) << order) - 1)));
 	c = sli_cluster_of(off);
 	sl_ci_lock(d, c);
 	if (!lr_cluster_is_usable(&d->ci[c], order, with_table)) {
@@ -257,6 +267,7 @@ uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table)
 	return lr_alloc_swap_scan_cluster(d, cpu, c, off, order);
 }
 
+/* The order-0 steal of cluster_alloc_swap_entry() - 6.14..6.18. */
 uint64_t lr_steal_order0(sl_device *d, int cpu)
 {
 	for (int o = 1; o < SL_NR_ORDERS; o++) {
@@ -271,6 +282,7 @@ uint64_t lr_steal_order0(sl_device *d, int cpu)
 	return 0;
 }
 
+/* swap_alloc_fast() on one device - 6.15..6.18: never a rotational one. */
 uint64_t lr_alloc_fast_dev(sl_device *d, int cpu, int order, int with_table)
 {
 	uint64_t off = 0;
@@ -302,6 +314,7 @@ uint64_t lr_swap_alloc_slow(sl_device *d, int cpu, int order, lr_ladder_fn ladde
 	return off;
 }
 
+/* folio_alloc_swap() - 6.15..6.18, one device, under the local lock. */
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder)
 {
 	uint64_t off;
@@ -314,6 +327,7 @@ uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, l
 	return off;
 }
 
+/* swap_do_scheduled_discard() - 6.14..6.18. */
 uint32_t lr_swap_do_scheduled_discard(sl_device *d)
 {
 	uint32_t n = 0, c;
@@ -337,6 +351,7 @@ uint32_t lr_swap_do_scheduled_discard(sl_device *d)
 	return n;
 }
 
+/* The si->global_cluster step of cluster_alloc_swap_entry() - 6.14..6.18. */
 uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 {
 	/* the fast path's step, on the cursor row sli_cursor() gives a
@@ -345,12 +360,14 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 	return lr_swap_alloc_fast(d, 0, order, with_table);
 }
 
+/* swap_discard_work() - 6.14..6.18. */
 void lr_swap_discard_work(sl_device *d)
 {
 	if (d->flags & SL_DEV_DISCARD)
 		lr_swap_do_scheduled_discard(d);
 }
 
+/* The free op - 6.14..6.18: swap_entries_free() of the run. */
 void lr_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	(void)cpu;
