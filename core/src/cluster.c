@@ -14,18 +14,12 @@ static const int8_t list_base[] = {
 	[SL_CF_FRAG] = SL_LIST_FRAG0, [SL_CF_FULL] = SL_LIST_FULL, [SL_CF_DISCARD] = SL_LIST_DISCARD,
 };
 
-/* The list of a flag and an order, or -1 for NONE and unknown flags. */
-static int list_for(unsigned flag, unsigned order)
-{
-	if (flag > SL_CF_DISCARD)
-		return -1;
-	int per_order = flag == SL_CF_NONFULL || flag == SL_CF_FRAG;
-	return list_base[flag] + (per_order ? (int)order : 0);
-}
-
 int sli_list_of(const sl_cluster *c)
 {
-	return list_for(c->flags, c->order);
+	if (c->flags > SL_CF_DISCARD)
+		return -1;
+	int per_order = c->flags == SL_CF_NONFULL || c->flags == SL_CF_FRAG;
+	return list_base[c->flags] + (per_order ? c->order : 0);
 }
 
 /* list_del() for cluster c, which is on the list its flag names. */
@@ -62,7 +56,8 @@ static void cluster_move(sl_device *d, uint32_t c, int list, int flag)
 {
 	SL_ASSERT(c < d->nr_clusters);
 	/* the list is the one the new flag and the cluster's order name */
-	SL_ASSERT(flag != SL_CF_NONE && list_for((unsigned)flag, d->ci[c].order) == list);
+	SL_ASSERT(flag != SL_CF_NONE &&
+		  sli_list_of(&(sl_cluster){ .flags = (uint8_t)flag, .order = d->ci[c].order }) == list);
 	if (d->ci[c].flags != SL_CF_NONE)
 		cluster_unlink(d, c);
 	cluster_link_tail(d, c, list);

@@ -140,7 +140,7 @@ TEST(debug_state_contracts_abort_when_broken)
 			"d->ci[c].count == 0 && d->ci[c].flags != SL_CF_FREE"));
 	CHECK(dies_with("linux-6.18", partial_free_empty, "ci->count != 0 && ci->count != SL_CLUSTER"));
 	CHECK(dies_with("linux-6.15", release_referenced_slot, "range_is(d, off, nr, SL_SLOT_CACHE)"));
-	CHECK(dies_with("linux-6.18", move_to_wrong_list, "list_for((unsigned)flag"));
+	CHECK(dies_with("linux-6.18", move_to_wrong_list, "sli_list_of(&(sl_cluster){ .flags = (uint8_t)flag"));
 	CHECK(dies_with("buddy", alloc_over_used_slots, "range_is(d, off, nr, SL_SLOT_FREE)"));
 }
 
