@@ -329,7 +329,7 @@ int sc_scan_swap_map_slots(sl_device *d, int cpu, int nr, uint64_t *slots, int o
 	const sc_ops *ops = s->ops;
 	uint32_t nr_pages = 1u << order;
 	sc_scan ss = { .latency_ration = SC_LATENCY_LIMIT };
-	int n_ret = 0;
+	int n_ret = 0, step;
 
 	/* regular swap files take only order 0 */
 	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
@@ -351,17 +351,12 @@ checks:
 			goto scan;
 		}
 	}
-	if (!si->highest_bit)
-		goto no_page;
-	if (order == 0 && ss.offset > si->highest_bit)
-		ss.scan_base = ss.offset = si->lowest_bit;
-	if (sc_reclaim_fails(d, ss.offset))
-		goto scan; /* check the next one */
-	if (d->map[ss.offset]) {
-		if (!n_ret)
-			goto scan;
+	if ((step = sc_checks(d, si, &ss, n_ret, order == 0)) == SC_SCAN)
+		goto scan;
+	if (step == SC_DONE)
 		goto done;
-	}
+	if (step == SC_NO_PAGE)
+		goto no_page;
 	ops->add_cluster_info_page(d, cpu, ss.offset, order);
 	sc_swap_range_alloc(si, d, ss.offset, nr_pages);
 	sc_swap_batch_took(d, order);

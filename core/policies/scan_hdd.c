@@ -45,7 +45,7 @@ static int hd_scan_swap_map_slots(sl_device *d, int nr, uint64_t *slots)
 	hd_state *h = hd(d);
 	sc_scan ss = { .latency_ration = SC_LATENCY_LIMIT };
 	uint64_t last_in_cluster;
-	int n_ret = 0;
+	int n_ret = 0, step;
 
 	ss.scan_base = ss.offset = h->cluster_next;
 	if (!h->cluster_nr--) {
@@ -75,17 +75,12 @@ static int hd_scan_swap_map_slots(sl_device *d, int nr, uint64_t *slots)
 	}
 
 checks:
-	if (!h->si.highest_bit)
-		goto no_page;
-	if (ss.offset > h->si.highest_bit)
-		ss.scan_base = ss.offset = h->si.lowest_bit;
-	if (sc_reclaim_fails(d, ss.offset))
-		goto scan; /* check the next one */
-	if (d->map[ss.offset]) {
-		if (!n_ret)
-			goto scan;
+	if ((step = sc_checks(d, &h->si, &ss, n_ret, 1)) == SC_SCAN)
+		goto scan;
+	if (step == SC_DONE)
 		goto done;
-	}
+	if (step == SC_NO_PAGE)
+		goto no_page;
 	sli_reserve_range(d, ss.offset, 1);
 	hd_relist(d, sli_cluster_of(ss.offset));
 	sc_swap_range_alloc(&h->si, d, ss.offset, 1);

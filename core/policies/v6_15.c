@@ -3,7 +3,8 @@
  *
  * Kernel range: 6.15 - 6.17 (Kairui Song's lock rework of 6.14 and
  * "mm, swap: remove swap slot cache" of 6.15; 6.16/6.17 renamed the free
- * path without changing it).
+ * path, swap_entry_range_free() to swap_entries_free(), without changing
+ * it; 6.18's "improve cluster scan strategy" ends the range).
  * Changes from 6.12: cluster locks with the device lock only for list moves
  * (isolate_lock_cluster / relocate_cluster); a cluster being allocated from
  * sits on frag[order], not nonfull; a global per-CPU per-order cursor
@@ -16,8 +17,9 @@
  * the frag[order] clusters that were there, rotating -> order-0 stealing.
  *
  * Kernel functions modelled here (6.15): cluster_alloc_swap_entry,
- * setup_clusters; swap_alloc_fast, cluster_is_usable, folio_alloc_swap and
- * the cluster primitives are lockrework.c's, shared with linux-6.18.
+ * setup_clusters; swap_alloc_fast, swap_alloc_slow, cluster_is_usable,
+ * folio_alloc_swap and the cluster primitives are lockrework.c's, shared
+ * with linux-6.18.
  * Device kinds: as linux-6.18 (global cluster on rotational devices, the
  * discard list and worker), but the free list always comes first and an
  * allocation that finds nothing discards synchronously and starts again.
@@ -27,8 +29,8 @@
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
 #include "swaplab/locks.h"
+#include "swaplab/debug.h"
 
-#define SWAP_CLUSTER_COLS 32u
 
 /* The frag[order] clusters that were on the list when the scan began, each
  * isolated and scanned once (it rotates back to the tail on failure);
@@ -58,9 +60,11 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	uint64_t found;
 	uint32_t frags, c;
 
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);
 	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
 		return 0;
-	/* rotational: the device's one global cluster for the order first */
+	/* rotational: the device's one global cluster for the order first,
+	 * under global_cluster_lock (taken by swap_alloc_slow()) */
 	if (!(d->flags & SL_DEV_SOLIDSTATE)) {
 		found = lr_global_cluster_alloc(d, order, 0);
 		if (found)
@@ -102,7 +106,7 @@ static uint64_t v6_15_alloc(sl_device *d, int cpu, int order)
 }
 
 /* The halves swapset.c calls with several devices - 6.15: the global
- * per-CPU cursor {device, slot}, then swap_alloc_slow()'s step. */
+ * per-CPU cursor {device, slot}, then swap_alloc_slow() on this device. */
 static uint64_t v6_15_alloc_fast(sl_device *d, int cpu, int order)
 {
 	return lr_alloc_fast_dev(d, cpu, order, 0);
@@ -110,14 +114,14 @@ static uint64_t v6_15_alloc_fast(sl_device *d, int cpu, int order)
 
 static uint64_t v6_15_alloc_slow(sl_device *d, int cpu, int order)
 {
-	return lr_alloc_slow_dev(d, cpu, order, cluster_alloc_swap_entry);
+	return lr_swap_alloc_slow(d, cpu, order, cluster_alloc_swap_entry);
 }
 
 /* setup_clusters() - 6.15: bad-slot clusters to nonfull[0], the rest to the
  * free list in 32 interleaved columns (0, 32, 64, ..., 1, 33, ...). */
 static int v6_15_init(sl_device *d)
 {
-	sli_setup_clusters(d, SWAP_CLUSTER_COLS);
+	sli_setup_clusters(d, SL_SWAP_CLUSTER_COLS);
 	return 0;
 }
 

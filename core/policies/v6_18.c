@@ -1,7 +1,9 @@
 /*
  * v6_18.c - policy "linux-6.18": the swap slot allocator of Linux 6.18.
  *
- * Kernel range: 6.18 (swap table phase I; "improve cluster scan strategy").
+ * Kernel range: 6.18, 6.18.0 - 6.18.y (swap table phase I; "mm, swap:
+ * improve cluster scan strategy"; from 6.18.4 the stable backport of
+ * swap_sync_discard(), modelled here).
  * Changes from 6.15-6.17: on a device without discard, nonfull[order] is
  * scanned before the free list; only one frag cluster is scanned per call
  * and the frag counter is gone; the initial free list is in ascending order
@@ -9,9 +11,10 @@
  *
  * Kernel functions modelled here (6.18): cluster_alloc_swap_entry,
  * cluster_table_is_alloced (as the with_table test of cluster_is_usable),
- * setup_clusters. swap_alloc_fast, swap_alloc_slow, folio_alloc_swap,
- * alloc_swap_scan_list, isolate_lock_cluster, alloc_swap_scan_cluster,
- * cluster_scan_range, cluster_alloc_range, relocate_cluster, free_cluster,
+ * setup_clusters, swap_sync_discard (its step on one device).
+ * swap_alloc_fast, swap_alloc_slow, folio_alloc_swap, alloc_swap_scan_list,
+ * isolate_lock_cluster, alloc_swap_scan_cluster, cluster_scan_range,
+ * cluster_alloc_range, relocate_cluster, __free_cluster, free_cluster,
  * partial_free_cluster, swap_entries_free and swap_reclaim_full_clusters are
  * in lockrework.c (lr_ + the kernel name), identical from 6.14 on.
  *
@@ -35,6 +38,7 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
+#include "swaplab/debug.h"
 
 /* cluster_alloc_swap_entry() - 6.18: the fallback ladder. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
@@ -42,10 +46,12 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
 
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);
 	/* regular swap files take only order 0 */
 	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
 		return 0;
-	/* rotational: the device's one global cluster for the order first */
+	/* rotational: the device's one global cluster for the order first,
+	 * under global_cluster_lock (taken by swap_alloc_slow()) */
 	if (!(d->flags & SL_DEV_SOLIDSTATE)) {
 		found = lr_global_cluster_alloc(d, order, 1);
 		if (found)
@@ -106,7 +112,7 @@ static uint64_t v6_18_alloc_fast(sl_device *d, int cpu, int order)
 
 static uint64_t v6_18_alloc_slow(sl_device *d, int cpu, int order)
 {
-	return lr_alloc_slow_dev(d, cpu, order, cluster_alloc_swap_entry);
+	return lr_swap_alloc_slow(d, cpu, order, cluster_alloc_swap_entry);
 }
 
 /* swap_sync_discard()'s step on one device - 6.18.4+. */

@@ -2,6 +2,8 @@
  * x_buddy.c - policy "buddy": a binary buddy allocator over the device's
  * slots. A generic baseline, not a kernel generation (docs/policies/baselines.md).
  *
+ * Kernel range: none: baseline.
+ *
  * Blocks follow the device's natural-alignment rule: an order-k block is
  * 2^k slots, 2^k-aligned, orders 0..9, so a block never leaves its 512-slot
  * cluster. Free blocks sit in one hierarchical bitmap per order (bit i of
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
+#include "swaplab/debug.h"
 
 #define HBM_MAX_LEVELS 8   /* 64^8 bits > 2^40 slots */
 #define HBM_NONE UINT64_MAX
@@ -81,9 +84,11 @@ static int hbm_test(const hbm *h, uint64_t i)
 	return (int)((h->w[0][i >> 6] >> (i & 63)) & 1);
 }
 
-/* hbm_set() - sets bit i; marks the summaries up while a word turns nonzero. */
+/* hbm_set() - sets bit i, which is clear; marks the summaries up while a
+ * word turns nonzero. */
 static void hbm_set(hbm *h, uint64_t i)
 {
+	SL_ASSERT(i < h->nbits && !hbm_test(h, i)); /* a block freed twice */
 	for (int l = 0; l < h->levels; l++) {
 		uint64_t *w = &h->w[l][i >> 6], old = *w;
 		*w = old | (UINT64_C(1) << (i & 63));
@@ -93,9 +98,11 @@ static void hbm_set(hbm *h, uint64_t i)
 	}
 }
 
-/* hbm_clear() - clears bit i; clears the summaries up while a word turns zero. */
+/* hbm_clear() - clears bit i, which is set; clears the summaries up while
+ * a word turns zero. */
 static void hbm_clear(hbm *h, uint64_t i)
 {
+	SL_ASSERT(i < h->nbits && hbm_test(h, i));
 	for (int l = 0; l < h->levels; l++) {
 		uint64_t *w = &h->w[l][i >> 6];
 		*w &= ~(UINT64_C(1) << (i & 63));
@@ -123,6 +130,7 @@ static uint64_t hbm_first(const hbm *h)
  * while the buddy is free at the same order, up to order 9. */
 static void block_insert(buddy_state *st, uint64_t off, int order)
 {
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && !(off & ((UINT64_C(1) << order) - 1)));
 	while (order < SL_PMD_ORDER) {
 		uint64_t buddy = off ^ (UINT64_C(1) << order);
 		if (!hbm_test(&st->free[order], buddy >> order))
@@ -138,6 +146,7 @@ static void block_insert(buddy_state *st, uint64_t off, int order)
  * aligned block that fits at each step, each coalesced. */
 static void range_insert(buddy_state *st, uint64_t off, uint64_t nr)
 {
+	SL_ASSERT(nr > 0 && (off & (SL_CLUSTER - 1)) + nr <= SL_CLUSTER);
 	while (nr) {
 		int k = __builtin_ctzll(off | SL_CLUSTER);          /* alignment, at most 9 */
 		int fit = 63 - __builtin_clzll(nr);                 /* largest 2^k <= nr */
@@ -172,6 +181,7 @@ static uint64_t buddy_alloc(sl_device *d, int cpu, int order)
 		j--;
 		hbm_set(&st->free[j], (off >> j) + 1);  /* the upper half stays free */
 	}
+	SL_ASSERT(!(off & ((UINT64_C(1) << order) - 1)));
 	sli_alloc_range(d, off, order);
 	return off;
 }

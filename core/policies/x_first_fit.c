@@ -3,6 +3,8 @@
  * with a next-fit cursor. A generic baseline, not a kernel generation
  * (docs/policies/baselines.md).
  *
+ * Kernel range: none: baseline.
+ *
  * One cursor for the device (no per-CPU or per-order state). An order-k
  * allocation takes the first 2^k-aligned all-free range at or after the
  * cursor (rounded up to 2^k), wrapping once to the start of the device; a
@@ -22,6 +24,7 @@
 #include <string.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
+#include "swaplab/debug.h"
 
 typedef struct ff_state {
 	uint64_t cursor;            /* next slot to search from */
@@ -64,6 +67,7 @@ static uint64_t free_lanes(uint64_t w, int order)
  * [from, to), from aligned to 2^order; 0 if none. */
 static uint64_t scan_small(const sl_device *d, int order, uint64_t from, uint64_t to)
 {
+	SL_ASSERT(order >= 0 && order < 3 && !(from & ((UINT64_C(1) << order) - 1)));
 	for (uint64_t p = from & ~UINT64_C(7); p < to; p += 8) {
 		uint64_t m = free_lanes(load8(d->map + p), order);
 		if (p < from)
@@ -82,6 +86,7 @@ static uint64_t scan_large(const sl_device *d, int order, uint64_t from, uint64_
 {
 	uint32_t nr = 1u << order;
 
+	SL_ASSERT(!(from & (nr - 1)) && !(to & (nr - 1)));
 	for (uint64_t s = from; s < to; s += nr)
 		if (sli_range_free(d, s, nr))
 			return s;
@@ -116,6 +121,7 @@ static uint64_t ff_alloc(sl_device *d, int cpu, int order)
 		off = scan(d, order, 0, start);
 	if (!off)
 		return 0;
+	SL_ASSERT(!(off & (nr - 1)) && off + nr <= total);
 	sli_alloc_range(d, off, order);
 	st->cursor = off + nr < total ? off + nr : 0;
 	return off;

@@ -13,11 +13,14 @@
 #define FAIL(...) do { snprintf(msg, len, __VA_ARGS__); return -1; } while (0)
 
 /* I1, I3: walk every list; each member's flag and order name that list,
- * lengths match, and every cluster not on a list is NONE. */
+ * every list's recorded length is its real length, every cluster not on a
+ * list is NONE, and the clusters on lists plus the isolated ones (NONE,
+ * unlinked) are all nr_clusters: none is lost half-linked. */
 static int check_lists(const sl_device *d, char *msg, size_t len)
 {
 	uint8_t *seen = calloc(d->nr_clusters, 1);
-	uint64_t on_lists = 0;
+	uint64_t isolated = 0, recorded = 0;
+	uint32_t lost = SL_NIL;
 
 	if (!seen)
 		FAIL("out of memory in the checker");
@@ -41,16 +44,28 @@ static int check_lists(const sl_device *d, char *msg, size_t len)
 			free(seen);
 			FAIL("I3: list %d holds %u clusters but records %u", l, n, d->list_len[l]);
 		}
-		on_lists += n;
+		recorded += d->list_len[l];
 	}
 	for (uint32_t c = 0; c < d->nr_clusters; c++) {
-		if (!seen[c] && d->ci[c].flags != SL_CF_NONE) {
+		if (seen[c])
+			continue;
+		if (d->ci[c].flags != SL_CF_NONE) {
 			free(seen);
 			FAIL("I1: cluster %u has flags %u but is on no list", c, d->ci[c].flags);
 		}
+		if (d->ci[c].prev == SL_NIL && d->ci[c].next == SL_NIL)
+			isolated++;
+		else if (lost == SL_NIL)
+			lost = c; /* off every list yet still linked */
 	}
 	free(seen);
-	(void)on_lists;
+	if (recorded + isolated != d->nr_clusters) {
+		char at[48] = "";
+		if (lost != SL_NIL)
+			snprintf(at, sizeof(at), " (cluster %u is on no list but linked)", lost);
+		FAIL("I3: %llu clusters on lists + %llu isolated != %u clusters%s",
+		     (unsigned long long)recorded, (unsigned long long)isolated, d->nr_clusters, at);
+	}
 	return 0;
 }
 

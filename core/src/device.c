@@ -55,6 +55,10 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 		d->shadow = calloc(slots, 1);
 	if (!d->map || !d->ci || !d->cursor || (debug && !d->shadow))
 		goto oom;
+#ifdef SL_DEBUG
+	if (sli_dbg_locks_init(d))
+		goto oom;
+#endif
 	for (uint32_t c = 0; c < d->nr_clusters; c++)
 		d->ci[c].prev = d->ci[c].next = SL_NIL;
 	for (int l = 0; l < SL_NR_LISTS; l++) {
@@ -99,6 +103,9 @@ void sl_device_destroy(sl_device *d)
 		free(d->lk->slots);
 		free(d->lk);
 	}
+#ifdef SL_DEBUG
+	sli_dbg_locks_fini(d);
+#endif
 	free(d);
 }
 
@@ -142,7 +149,10 @@ uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)
 {
 	if (order < 0 || order >= SL_NR_ORDERS)
 		return 0;
+	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus);
 	uint64_t off = d->pol->alloc(d, cpu, order);
+	/* the policy contract (policy.h): naturally aligned, on the device */
+	SL_ASSERT(!(off & ((UINT64_C(1) << order) - 1)) && off + (UINT64_C(1) << order) <= d->max);
 	if (off)
 		sli_stats(d)->alloc_ok[order]++;
 	else
@@ -164,11 +174,13 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 	return runs;
 }
 
-/* The frees of one cluster's chunk: under its lock (6.14+) or after. */
+/* The frees of one cluster's chunk: under its lock (6.14+) or after.
+ * Must be called with the cluster's lock held; drops it. */
 static void put_runs(sl_device *d, int cpu, uint32_t c, const uint64_t *runs, int n)
 {
 	int under = (d->pol->props & SL_POL_FREE_UNDER_CI_LOCK) != 0;
 
+	sl_assert_ci_locked(d, c);
 	if (!under)
 		sl_ci_unlock(d, c);
 	for (int i = 0; i < n; i++)
@@ -185,6 +197,7 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 	uint64_t end = off + nr;
 	uint64_t runs[SL_CLUSTER]; /* (start, length) pairs: at most 256 runs */
 
+	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus && off > 0 && end <= d->max);
 	while (off < end) {
 		uint32_t c = sli_cluster_of(off);
 		uint64_t cend = sli_cluster_offset(c) + SL_CLUSTER;
@@ -216,11 +229,29 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 	}
 }
 
+/* The range [off, off+nr) lies inside one cluster. */
+static inline int in_one_cluster(uint64_t off, uint32_t nr)
+{
+	return nr > 0 && (off & (SL_CLUSTER - 1)) + nr <= SL_CLUSTER;
+}
+
+/* Every slot of [off, off+nr) holds `byte`. */
+static inline int range_is(const sl_device *d, uint64_t off, uint32_t nr, uint8_t byte)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (d->map[off + i] != byte)
+			return 0;
+	return 1;
+}
+
 void sli_alloc_range(sl_device *d, uint64_t off, int order)
 {
 	uint32_t nr = 1u << order;
 	sl_cluster *ci = &d->ci[sli_cluster_of(off)];
 
+	sl_assert_ci_locked(d, sli_cluster_of(off));
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && in_one_cluster(off, nr));
+	SL_ASSERT(off > 0 && range_is(d, off, nr, SL_SLOT_FREE) && ci->count + nr <= SL_CLUSTER);
 	if (ci->count == 0)
 		ci->order = (uint8_t)order;
 	if (nr == 1)
@@ -241,6 +272,8 @@ void sli_alloc_range(sl_device *d, uint64_t off, int order)
 
 void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n)
 {
+	sl_assert_ci_locked(d, sli_cluster_of(off));
+	SL_ASSERT(off > 0 && in_one_cluster(off, n) && range_is(d, off, n, SL_SLOT_FREE));
 	if (d->ci[sli_cluster_of(off)].count == 0)
 		d->ci[sli_cluster_of(off)].order = 0;
 	memset(d->map + off, SL_SLOT_CACHE, n);
@@ -250,6 +283,8 @@ void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n)
 
 void sli_take_reserved(sl_device *d, uint64_t off)
 {
+	sl_assert_ci_locked(d, sli_cluster_of(off));
+	SL_ASSERT(d->map[off] == SL_SLOT_CACHE);
 	d->map[off] = 1;
 	if (d->shadow) {
 		if (d->shadow[off])
@@ -262,6 +297,11 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
 {
 	sl_cluster *ci = &d->ci[sli_cluster_of(off)];
 
+	/* swap_entries_free(): one cluster, in use, each slot's last
+	 * reference gone (cache only) */
+	sl_assert_ci_locked(d, sli_cluster_of(off));
+	SL_ASSERT(in_one_cluster(off, nr) && ci->count >= nr);
+	SL_ASSERT(range_is(d, off, nr, SL_SLOT_CACHE));
 	memset(d->map + off, SL_SLOT_FREE, nr);
 	if (d->shadow)
 		memset(d->shadow + off, 0, nr);
@@ -272,6 +312,7 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
 
 void sli_mark_discarding(sl_device *d, uint32_t c, int on)
 {
+	SL_ASSERT(c < d->nr_clusters && d->ci[c].count == 0);
 	memset(d->map + sli_cluster_offset(c), on ? SL_SLOT_BAD : SL_SLOT_FREE, SL_CLUSTER);
 }
 

@@ -95,3 +95,29 @@ int sl_device_concurrent(sl_device *d)
 		d->slots->lock = lk->slots; /* lent to its slot caches */
 	return 0;
 }
+
+#ifdef SL_DEBUG
+int sli_dbg_locks_init(sl_device *d)
+{
+	sl_dbg_locks *g = calloc(1, sizeof(*g));
+
+	d->dbg = g;
+	if (!g)
+		return -1;
+	g->ci = calloc(d->nr_clusters, 1);
+	g->local = calloc((size_t)d->nr_cpus, 1);
+	g->slots = calloc((size_t)d->nr_cpus, 1);
+	return g->ci && g->local && g->slots ? 0 : -1;
+}
+
+void sli_dbg_locks_fini(sl_device *d)
+{
+	if (!d->dbg)
+		return;
+	free(d->dbg->ci);
+	free(d->dbg->local);
+	free(d->dbg->slots);
+	free(d->dbg);
+	d->dbg = NULL;
+}
+#endif

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/debug.h"
 
 #define PTE_SWAP (UINT64_C(1) << 63)
 #define PTE_PRESENT (UINT64_C(1) << 62)
@@ -201,6 +202,9 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 	uint32_t nr = 1u << order;
 	region *rg = &p->reg[r];
 
+	/* a folio is naturally aligned in the VMA and lies inside it */
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && !(head & (nr - 1)));
+	SL_ASSERT((uint64_t)head + nr <= rg->spec.npages && id > 0 && !p->f[id].live);
 	p->f[id] = (folio){ .head = head, .mapped = nr, .region = (uint8_t)r,
 			    .order = (uint8_t)order, .live = 1 };
 	for (uint32_t j = 0; j < nr; j++)
@@ -211,6 +215,7 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 
 static void folio_release(sl_proc *p, uint32_t id)
 {
+	SL_ASSERT(id > 0 && p->f[id].live);
 	p->f[id].live = 0;
 	p->freeid[p->nfree++] = id;
 }
@@ -228,6 +233,7 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 	uint32_t nr = 1u << f.order, zeroed = 0;
 	int head_kept = 0;
 
+	SL_ASSERT(f.live && f.order > 0);
 	for (uint32_t j = 0; j < nr; j++) {
 		uint32_t pg = f.head + j;
 		if (rg->pte[pg] != (PTE_PRESENT | id))
@@ -337,6 +343,7 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
+	SL_ASSERT(is_swap(rg->pte[pg]));
 	if (p->swapin_mode == SL_SWAPIN_LARGE && (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) &&
 	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
 		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
@@ -454,6 +461,8 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 	uint64_t *pte = rg->pte + f->head;
 
 	if (!rg->swo) {
+		/* folio_alloc_swap() gave 2^order slots, naturally aligned */
+		SL_ASSERT(f->live && off && !(sl_entry_off(off) & (nr - 1)));
 		for (uint32_t j = 0; j < nr; j++)
 			pte[j] = PTE_SWAP | (off + j);
 	} else {

@@ -285,20 +285,29 @@ static int try_alloc(sl_swapset *s, int t, void *ctx)
 	return off || c->order > 0;
 }
 
+/* swap_alloc_slow() - 6.15..6.18: rotate the avail list and switch to a
+ * new cluster on the first device that has one (for the baselines, the
+ * same walk over their whole allocators). */
+static uint64_t swap_alloc_slow(sl_swapset *s, int cpu, int order)
+{
+	slow_ctx c = { .cpu = cpu, .order = order };
+
+	walk_avail(s, try_alloc, &c);
+	return c.e;
+}
+
 /* folio_alloc_swap() - 6.15+: the CPU's cursor names a device and a slot;
  * else swap_alloc_slow() over the avail list. */
 static uint64_t folio_alloc_swap_lr(sl_swapset *s, int cpu, int order)
 {
 	int t = s->pcp_si[cpu * SL_NR_ORDERS + order];
-	slow_ctx c = { .cpu = cpu, .order = order };
 
 	if (t >= 0 && (s->dev[t]->flags & SL_DEV_SOLIDSTATE)) {
 		uint64_t off = s->dev[t]->pol->alloc_fast(s->dev[t], cpu, order);
 		if (off)
 			return sl_entry(t, off);
 	}
-	walk_avail(s, try_alloc, &c);
-	return c.e;
+	return swap_alloc_slow(s, cpu, order);
 }
 
 /* swap_sync_discard() - 6.18.4+: in priority order, the pending discards
@@ -333,9 +342,7 @@ uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
 		if (e && order == 0) /* the reserved slot to its folio */
 			sli_take_reserved_locked(sl_set_dev(s, e), sl_entry_off(e));
 	} else {
-		slow_ctx c = { .cpu = cpu, .order = order };
-		walk_avail(s, try_alloc, &c);
-		e = c.e;
+		e = swap_alloc_slow(s, cpu, order);
 	}
 	sync_avail(s);
 	if (e)

@@ -287,3 +287,25 @@ TEST(v618_discard_device_order0_failure_discards_synchronously)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+/* alloc_swap_scan_cluster() stops at si->max: on a device whose last
+ * cluster is partly padding, allocating its last real slot leaves no cursor
+ * (0), never one at si->max. 1027 slots: clusters 0..2, cluster 2 holds
+ * slots 1024..1026 and 509 padding slots. */
+TEST(v618_cursor_never_points_at_or_past_the_device_end)
+{
+	sl_device *d = t_device(POL, 1027);
+
+	alloc_n(d, 0, 0, 511); /* cluster 0: slots 1..511 */
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 1024); /* nonfull[0]: cluster 2 */
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 1025);
+	sl_swap_put(d, 0, 1024, 1);
+	CHECK_EQ(CUR(d, 0, 0), 1026);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 1026); /* the last slot, one still free */
+	CHECK_EQ(d->ci[2].count, 511);
+	CHECK_EQ(CUR(d, 0, 0), 0);
+	CHECK_LIST(d, FR(0), 2);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 512); /* nonfull[0] empty: a free cluster */
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}

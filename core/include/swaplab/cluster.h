@@ -41,9 +41,12 @@ static inline int sli_list_empty(const sl_device *d, int list)
 	return sli_list_first(d, list) == SL_NIL;
 }
 /* move_cluster(): puts cluster c at the tail of `list` with `flag`, taking
- * it off its current list first if it is on one. */
+ * it off its current list first if it is on one; `list` must be the one
+ * the flag and the cluster's order name. Must be called with the device
+ * lock held (list membership is si->lock's). */
 void sli_move_cluster(sl_device *d, uint32_t c, int list, int flag);
-/* Takes cluster c off its list; its flag becomes NONE. */
+/* Takes cluster c off its list; its flag becomes NONE. Must be called
+ * with the device lock held. */
 void sli_isolate_cluster(sl_device *d, uint32_t c);
 
 /* SWAP_CLUSTER_COLS (<= 6.17): max(64 / sizeof(ci), 64 MiB / 2 MiB) columns
@@ -53,27 +56,31 @@ void sli_isolate_cluster(sl_device *d, uint32_t c);
 /* setup_clusters(): clusters holding bad slots (header, padding) go to
  * nonfull[0] with order 0, the others to the free list, taken in `cols`
  * interleaved columns (<= 6.17: 32, so list neighbours are 64 MiB apart;
- * 6.18: 1, ascending). */
+ * 6.18: 1, ascending). Swapon: no lock, every cluster on no list yet. */
 void sli_setup_clusters(sl_device *d, uint32_t cols);
 
 /* Marks nr = 2^order free slots at off as used with swap count 1; sets the
- * cluster order when the cluster was empty. Must be called with every slot
- * free (cluster_alloc_range()). */
+ * cluster order when the cluster was empty. Must be called with the
+ * cluster's lock held and every slot of the range free, inside one cluster
+ * (the slot-map half of cluster_alloc_range()). */
 void sli_alloc_range(sl_device *d, uint64_t off, int order);
-/* Marks slots [off, off+n) (inside one cluster) as holding the cache only
- * (0x40): reserved by a slot cache, not yet handed out. */
+/* Marks slots [off, off+n) (inside one cluster, all free) as holding the
+ * cache only (0x40): reserved by a slot cache, not yet handed out. Must be
+ * called with the cluster's lock held. */
 void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n);
 /* Hands out one slot a slot cache reserved (0x40): it becomes the folio's
- * slot with swap count 1. */
+ * slot with swap count 1. Must be called with the cluster's lock held. */
 void sli_take_reserved(sl_device *d, uint64_t off);
-/* Releases nr slots inside one cluster: map -> free, count and usage down.
- * Does not touch lists (the policy relocates the cluster). */
+/* Releases nr slots inside one cluster, each holding the cache only (0x40:
+ * its last reference dropped): map -> free, count and usage down. Must be
+ * called with the cluster's lock held. Does not touch lists (the policy
+ * relocates the cluster). */
 void sli_release_range(sl_device *d, uint64_t off, uint32_t nr);
 
 /* <= 6.13 swap_cluster_schedule_discard() / swap_do_scheduled_discard():
  * an empty cluster's slots are marked bad while its discard is pending, so
  * no scan takes them (on), and free again after it (off). Count and usage
- * do not change: the slots were freed before. */
+ * do not change: the slots were freed before (count 0). */
 void sli_mark_discarding(sl_device *d, uint32_t c, int on);
 
 /* True when every slot of [off, off+nr) is free. */

@@ -13,61 +13,90 @@
 
 #include "types.h"
 
+/* Lock contracts, as the kernel states them with lockdep_assert_held()
+ * (asserted under SL_DEBUG): "ci locked" is the cluster's lock, "si->lock"
+ * the device lock (list membership), "global" si->global_cluster_lock,
+ * "local" this CPU's percpu_swap_cluster lock. */
+
 /* free_cluster(): count reached 0: free-list tail, order reset; on a
- * discard device the discard list instead (swap_cluster_schedule_discard()). */
+ * discard device the discard list instead (swap_cluster_schedule_discard()).
+ * Must be called with ci locked; takes and drops si->lock. The cluster must
+ * be empty and not already free. */
 void lr_free_cluster(sl_device *d, uint32_t c);
-/* partial_free_cluster(): slots were freed, some remain in use. */
+/* partial_free_cluster(): slots were freed, some remain in use: to
+ * nonfull[order]. Must be called with ci locked (count strictly between 0
+ * and 512); takes and drops si->lock. */
 void lr_partial_free_cluster(sl_device *d, uint32_t c);
-/* relocate_cluster(): after an allocation attempt: free, frag[order] or full. */
+/* relocate_cluster(): after an allocation attempt: free, frag[order] or
+ * full; a cluster pending discard stays where it is. Must be called with ci
+ * locked; takes and drops si->lock. */
 void lr_relocate_cluster(sl_device *d, uint32_t c);
-/* isolate_lock_cluster(): the list's head taken off (SL_NIL if empty). */
+/* isolate_lock_cluster(): the list's first cluster whose lock could be
+ * taken, off its list with flag NONE (SL_NIL if none). Must be called with
+ * no lock held; takes and drops si->lock; returns with ci locked. */
 uint32_t lr_isolate_lock_cluster(sl_device *d, int list);
-/* alloc_swap_scan_cluster(): scan from off in steps of 2^order without wrap,
- * allocate the first free range, relocate the cluster, store this CPU's
- * cursor for `order`. Returns the slot or 0. */
+/* alloc_swap_scan_cluster(): scan from off (inside c, 2^order-aligned) in
+ * steps of 2^order without wrap, allocate the first free range, relocate the
+ * cluster, store this CPU's cursor for `order`. Returns the slot or 0.
+ * Must be called with ci locked; drops it. */
 uint64_t lr_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c, uint64_t off, int order);
 /* alloc_swap_scan_list(): isolate and scan the head; with scan_all go on
- * until success or the list is empty. */
+ * until success or the list is empty. Must be called with no cluster
+ * locked; takes and drops si->lock and each cluster's lock. */
 uint64_t lr_alloc_swap_scan_list(sl_device *d, int cpu, int list, int order, int scan_all);
 /* swap_reclaim_full_clusters(force == false): one full cluster searched for
- * cache-only slots; none here, so it rotates to the full list's tail. */
+ * cache-only slots; none here, so it rotates to the full list's tail. Must
+ * be called with no cluster locked; takes and drops si->lock and ci. */
 void lr_swap_reclaim_full_clusters(sl_device *d);
 /* cluster_is_usable(): flags at most FRAG, and order 0, empty or of this
  * order; with_table (6.18): the swap table must exist too, which it does
- * while the cluster holds slots or is isolated. */
+ * while the cluster holds slots or is isolated. Called with ci locked (it
+ * reads flags and count); a pure test. */
 int lr_cluster_is_usable(const sl_cluster *ci, int order, int with_table);
 /* swap_alloc_fast(): this CPU's cursor for the order, one cluster only; an
- * emptied cluster restarts at its first slot when usable. */
+ * emptied cluster restarts at its first slot when usable. Takes and drops
+ * the cursor's ci (callers hold local, or global on a rotational device). */
 uint64_t lr_swap_alloc_fast(sl_device *d, int cpu, int order, int with_table);
 /* The order-0 steal at the end of cluster_alloc_swap_entry(): frag[o] then
- * nonfull[o] for o = 1..9, scanned as order 0. */
+ * nonfull[o] for o = 1..9, scanned as order 0. Locks as
+ * lr_alloc_swap_scan_list(). */
 uint64_t lr_steal_order0(sl_device *d, int cpu);
 /* folio_alloc_swap(): the fast path, then - unless the device is full and
  * so off the avail list - the generation's cluster_alloc_swap_entry(),
- * under the global cluster lock on a rotational device. */
+ * under the global cluster lock on a rotational device. Must be called with
+ * no lock held; takes and drops local, then global on a rotational device,
+ * si->lock and cluster locks inside. */
 typedef uint64_t (*lr_ladder_fn)(sl_device *d, int cpu, int order);
 uint64_t lr_folio_alloc_swap(sl_device *d, int cpu, int order, int with_table, lr_ladder_fn ladder);
-/* Its two halves on one device, for several devices (swapset.c):
- * swap_alloc_fast() from this CPU's cursor (solid-state devices only), and
- * swap_alloc_slow()'s step: the ladder, unless the device is full. */
+/* Its two halves on one device, also the per-device steps for several
+ * devices (swapset.c): swap_alloc_fast() from this CPU's cursor (solid-state
+ * devices only), and swap_alloc_slow() with this device alone on the avail
+ * list: the ladder, unless the device is full. Must be called with no
+ * cluster locked; lr_swap_alloc_slow() takes and drops global on a
+ * rotational device around the ladder (which asserts it). */
 uint64_t lr_alloc_fast_dev(sl_device *d, int cpu, int order, int with_table);
-uint64_t lr_alloc_slow_dev(sl_device *d, int cpu, int order, lr_ladder_fn ladder);
+uint64_t lr_swap_alloc_slow(sl_device *d, int cpu, int order, lr_ladder_fn ladder);
 /* swap_do_scheduled_discard(): every cluster on the discard list is
- * discarded and goes to the free-list tail; returns how many. The kernel
- * runs it from a worker soon after scheduling; the model from tick() between
- * workload operations, and synchronously where the allocator does. */
+ * discarded and goes to the free-list tail (__free_cluster()); returns how
+ * many. The kernel runs it from a worker soon after scheduling; the model
+ * from tick() between workload operations, and synchronously where the
+ * allocator does. Must be called with no cluster locked; takes and drops
+ * si->lock to find each cluster, then its ci. */
 uint32_t lr_swap_do_scheduled_discard(sl_device *d);
 /* Step 1 of cluster_alloc_swap_entry() on a rotational device: continue in
- * the device's global cluster for the order (si->global_cluster, under
- * global_cluster_lock). */
+ * the device's global cluster for the order (si->global_cluster). Must be
+ * called with global held; takes and drops the cluster's ci. */
 uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table);
 /* swap_discard_work(): the discard worker, as a policy's tick (between
- * workload operations). */
+ * workload operations). Locks as lr_swap_do_scheduled_discard(). */
 void lr_swap_discard_work(sl_device *d);
-/* The policy free op of 6.14+: swap_entries_free() of the run. */
+/* The policy free op of 6.14+: swap_entries_free() of the run. Called with
+ * ci locked (SL_POL_FREE_UNDER_CI_LOCK: sl_swap_put() holds it). */
 void lr_free(sl_device *d, int cpu, uint64_t off, uint32_t nr);
-/* swap_entries_free(): release a run inside one cluster, then free or
- * partially free the cluster. */
+/* swap_entries_free() (6.16+; swap_entry_range_free() in 6.14/6.15):
+ * release a run inside one cluster, each slot's last reference dropped,
+ * then free_cluster() or partial_free_cluster(). Must be called with ci
+ * locked; takes and drops si->lock for the list move. */
 void lr_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr);
 
 #endif

@@ -21,12 +21,19 @@
  * ever a trylock (isolate_lock_cluster()).
  * Spinlocks are test-and-test-and-set; a first attempt that fails counts as
  * contended and its spinning time as wait.
+ *
+ * Under SL_DEBUG (debug.h) the lock calls of the deterministic mode are no
+ * longer no-ops: they record on the device which locks are held
+ * (sl_dbg_locks), assert that a lock is not taken twice nor released when
+ * not held, and so let the lockdep_assert_held() checks of debug.h work
+ * without threads. Without SL_DEBUG nothing of it exists.
  */
 #ifndef SWAPLAB_LOCKS_H
 #define SWAPLAB_LOCKS_H
 
 #include <stdatomic.h>
 #include "types.h"
+#include "debug.h"
 
 enum { SL_LK_DEVICE, SL_LK_CLUSTER, SL_LK_LOCAL, SL_LK_GLOBAL, SL_LK_SLOTS, SL_NR_LOCK_CLASSES };
 
@@ -84,8 +91,38 @@ static inline void sli_inuse_add(sl_device *d, int64_t delta)
 				      memory_order_relaxed);
 }
 
+#ifdef SL_DEBUG
+/* The deterministic mode's record of held locks: the members of sl_locks,
+ * one byte each (single-threaded, so a byte says "held by us"). */
+typedef struct sl_dbg_locks {
+	uint8_t dev, global;
+	uint8_t *ci;               /* [nr_clusters] */
+	uint8_t *local;            /* [nr_cpus] */
+	uint8_t *slots;            /* [nr_cpus] */
+} sl_dbg_locks;
+
+/* Gives a new device its record (sl_device_create); 0 or -1. */
+int sli_dbg_locks_init(sl_device *d);
+void sli_dbg_locks_fini(sl_device *d);
+
+static inline void sli_dbg_lock(uint8_t *held)
+{
+	SL_ASSERT(!*held); /* taken twice: a deadlock on a real lock */
+	*held = 1;
+}
+static inline void sli_dbg_unlock(uint8_t *held)
+{
+	SL_ASSERT(*held); /* released but not held */
+	*held = 0;
+}
+#define SL_LOCK_IF(d, expr, cls) do { if ((d)->lk) sli_spin_lock(&(d)->lk->expr, cls); \
+				      else sli_dbg_lock(&(d)->dbg->expr); } while (0)
+#define SL_UNLOCK_IF(d, expr) do { if ((d)->lk) sli_spin_unlock(&(d)->lk->expr); \
+				   else sli_dbg_unlock(&(d)->dbg->expr); } while (0)
+#else
 #define SL_LOCK_IF(d, expr, cls) do { if ((d)->lk) sli_spin_lock(&(d)->lk->expr, cls); } while (0)
 #define SL_UNLOCK_IF(d, expr) do { if ((d)->lk) sli_spin_unlock(&(d)->lk->expr); } while (0)
+#endif
 
 #define sl_dev_lock(d) SL_LOCK_IF(d, dev, SL_LK_DEVICE)
 #define sl_dev_unlock(d) SL_UNLOCK_IF(d, dev)
@@ -96,10 +133,16 @@ static inline void sli_inuse_add(sl_device *d, int64_t delta)
 #define sl_global_lock(d) SL_LOCK_IF(d, global, SL_LK_GLOBAL)
 #define sl_global_unlock(d) SL_UNLOCK_IF(d, global)
 
-/* trylock of a cluster: always succeeds without locks. */
+/* trylock of a cluster: always succeeds without locks (under SL_DEBUG a
+ * cluster this thread holds would make it fail: asserted not to happen). */
 static inline int sl_ci_trylock(sl_device *d, uint32_t c)
 {
-	return d->lk ? sli_spin_trylock(&d->lk->ci[c], SL_LK_CLUSTER) : 1;
+	if (d->lk)
+		return sli_spin_trylock(&d->lk->ci[c], SL_LK_CLUSTER);
+#ifdef SL_DEBUG
+	sli_dbg_lock(&d->dbg->ci[c]);
+#endif
+	return 1;
 }
 
 #endif

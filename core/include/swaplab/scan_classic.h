@@ -126,6 +126,24 @@ static inline int sc_reclaim_fails(const sl_device *d, uint64_t off)
 {
 	return d->map[off] == SL_SLOT_CACHE && sl_vm_swap_full(d);
 }
+/* scan_swap_map_slots(), label checks: (after the SSD conflict check) -
+ * <= 6.13: SC_TAKE when sc->offset may be taken, else where the scan
+ * goes: a full device, past highest_bit (wrap: back to lowest_bit, order
+ * 0), a cache-only slot reclaim cannot free, a used slot. */
+enum { SC_TAKE, SC_SCAN, SC_DONE, SC_NO_PAGE };
+static inline int sc_checks(const sl_device *d, const sc_swap_info *si, sc_scan *sc, int n_ret,
+			    int wrap)
+{
+	if (!si->highest_bit)
+		return SC_NO_PAGE;
+	if (wrap && sc->offset > si->highest_bit)
+		sc->scan_base = sc->offset = si->lowest_bit;
+	if (sc_reclaim_fails(d, sc->offset))
+		return SC_SCAN; /* check the next one */
+	if (d->map[sc->offset])
+		return n_ret ? SC_DONE : SC_SCAN;
+	return SC_TAKE;
+}
 /* scan_swap_map_slots(), label scan: - <= 6.13, order 0: from offset + 1
  * up to highest_bit, then from lowest_bit up to scan_base; 1 with
  * sc->offset at a slot worth checking, 0 when there is none (no_page). */

@@ -30,7 +30,8 @@
  *   I2  cluster.count == number of non-free slots in the cluster; except
  *       (<= 6.13) a cluster pending discard: count 0, every slot bad.
  *   I3  sum of list lengths + isolated clusters == nr_clusters; every list's
- *       recorded length equals its real length.
+ *       recorded length equals its real length. An isolated cluster is
+ *       NONE with no links (one off every list but still linked is lost).
  *   I4  inuse_pages == sum over clusters of count minus bad slots.
  *   I5  a free cluster (count 0) has order 0; a full cluster has count 512;
  *       a cluster pending discard has count 0.
@@ -127,6 +128,7 @@ struct sl_policy;
 struct sl_locks;
 struct sl_swapset;
 struct sl_swap_slots;
+struct sl_dbg_locks;
 
 typedef struct sl_device {
 	/* read-mostly: every operation reads these */
@@ -161,6 +163,9 @@ typedef struct sl_device {
 	/* single-threaded counters (threads keep their own: locks.h) */
 	_Alignas(SL_CACHELINE) sl_dev_stats st;
 	uint64_t shadow_errors;   /* I7 violations seen at allocation time */
+#ifdef SL_DEBUG
+	struct sl_dbg_locks *dbg; /* held-ness of the deterministic mode (locks.h) */
+#endif
 } sl_device;
 
 #define SL_SHADOW_TAIL 0x80
