@@ -293,12 +293,19 @@ def test_core_stops_between_iterations_on_signal():
         if i == 2:
             os.kill(os.getpid(), signal.SIGINT)
         return False
-    raw = _core.run(workload="thp-swap-v1", iterations=50, on_iter=on_iter, catch_signals=True)
-    assert raw["stopped"] is True and raw["stop_signal"] == signal.SIGINT
-    assert seen == [1, 2] and len(raw["iterations"]) == 2
-    with pytest.raises(KeyboardInterrupt):           # Python's own handler is back
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(5)
+    # Python's own handler, whatever the shell that started pytest left
+    # (a background job starts with SIGINT ignored)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        raw = _core.run(workload="thp-swap-v1", iterations=50, on_iter=on_iter, catch_signals=True)
+        assert raw["stopped"] is True and raw["stop_signal"] == signal.SIGINT
+        assert seen == [1, 2] and len(raw["iterations"]) == 2
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, before)
     # the layout is the one after iteration 2
     full = _core.run(workload="thp-swap-v1", iterations=2)
     assert raw["layout"] == full["layout"]
