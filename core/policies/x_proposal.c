@@ -5,6 +5,7 @@
  * the folio's size in a cluster another order owns; they differ in what
  * the cluster becomes afterwards.
  */
+#include <string.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
@@ -48,18 +49,34 @@ static uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int or
 	return found;
 }
 
+/* The orders whose clusters the rung visits, for a folio of `order`: the
+ * smaller orders first (their clusters' aligned holes of this size are
+ * spare room for them too), then PMD (nonfull[9] and frag[9] serve no PMD
+ * folio: only order 0 steals from them), the larger orders last (a hole
+ * taken there is one fewer for their own folios). */
+static int xp_visit_order(int order, int i)
+{
+	if (i < order)
+		return i;
+	if (i == order)
+		return SL_PMD_ORDER;
+	return i; /* order + 1 .. SL_PMD_ORDER - 1 */
+}
+
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag)
 {
-	uint32_t budget = XP_BUDGET;
+	uint32_t budget = XP_BUDGET, len[SL_NR_LISTS];
 
+	/* every list visited at most once per cluster it held at the start */
+	sl_dev_lock(d);
+	memcpy(len, d->list_len, sizeof(len));
+	sl_dev_unlock(d);
 	for (int pass = 0; pass < 2; pass++) {
-		for (int o = 0; o < SL_NR_ORDERS; o++) {
+		for (int i = 0; i < SL_PMD_ORDER; i++) {
+			int o = xp_visit_order(order, i);
 			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
-			uint32_t n;
 
-			if (o == order)
-				continue;
-			for (n = xp_list_len(d, list); n && budget; n--, budget--) {
+			for (uint32_t n = len[list]; n && budget; n--, budget--) {
 				uint32_t c = lr_isolate_lock_cluster(d, list);
 				if (c == SL_NIL)
 					break;

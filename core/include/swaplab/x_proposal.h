@@ -57,10 +57,13 @@ static inline uint32_t xp_sync_discard(sl_device *d)
 }
 
 /* Clusters of other orders one failed mTHP allocation may scan. */
+#ifndef XP_BUDGET
 #define XP_BUDGET 8u
+#endif
 
 /* The cross-order rung (x_proposal.c): over the frag lists, then the
- * nonfull lists, of every other order (ascending), at most XP_BUDGET
+ * nonfull lists, of every other order (smaller orders ascending, then PMD,
+ * then the larger orders ascending), at most XP_BUDGET
  * clusters: isolate the head, look for an aligned hole of 2^order free
  * slots (steps of 2^order, as alloc_swap_scan_cluster()). Found: allocate;
  * with retag the cluster becomes this order's (frag[order], this CPU's
