@@ -8,13 +8,6 @@
 
 #define NF(o) SL_LIST_NONFULL(o)
 #define FR(o) SL_LIST_FRAG(o)
-#define CUR(d, cpu, o) ((d)->cursor[(cpu) * SL_CURSOR_STRIDE + (o)])
-
-static void alloc_n(sl_device *d, int cpu, int order, int n)
-{
-	for (int i = 0; i < n; i++)
-		CHECK(sl_swap_alloc(d, cpu, order) != 0);
-}
 
 /* Clusters 0..2: cluster 0 full of order 0, clusters 1 and 2 PMD (order
  * 9), then 32 slots freed in cluster 2 at 1072: nonfull[9] = [2], no free
@@ -23,7 +16,7 @@ static sl_device *pmd_holes(const char *policy)
 {
 	sl_device *d = t_device(policy, 1536);
 
-	alloc_n(d, 0, 0, 511);
+	ALLOC_N(d, 0, 0, 511);
 	CHECK_EQ(sl_swap_alloc(d, 0, 9), 512);
 	CHECK_EQ(sl_swap_alloc(d, 0, 9), 1024);
 	sl_swap_put(d, 0, 1072, 32);
@@ -63,7 +56,7 @@ TEST(proposals_retag_adopts_cluster_then_fast_path)
 	CHECK_EQ(d->ci[2].order, 4);
 	CHECK_LIST_EMPTY(d, NF(9));
 	CHECK_LIST(d, FR(4), 2);
-	CHECK_EQ(CUR(d, 0, 4), 1088);
+	CHECK_EQ(*sli_cursor(d, 0, 4), 1088);
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 1088);
 	CHECK_EQ(d->st.alloc_fast[4], 1);
 	/* the failed 6.18 ladder's full-cluster reclaim rotated 0 and 1 */
@@ -95,8 +88,8 @@ TEST(proposals_reuse_scan_bounded_and_rotates)
 	/* cluster 0 full of order 0, clusters 1..11 PMD; one slot freed in each
 	 * of 1..9 (no 16-slot hole), 16 aligned slots in 10: nonfull[9] = [1..10] */
 	sl_device *d = t_device("proposal-reuse", 6144);
-	alloc_n(d, 0, 0, 511);
-	alloc_n(d, 0, 9, 11);
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 9, 11);
 	for (uint32_t c = 1; c <= 9; c++)
 		sl_swap_put(d, 0, c * 512 + 7, 1);
 	sl_swap_put(d, 0, 10 * 512 + 32, 16);
@@ -126,8 +119,8 @@ static sl_device *one_free_left(const char *policy, int order4)
 {
 	sl_device *d = t_device(policy, 3584);
 
-	alloc_n(d, 0, 0, 511);
-	alloc_n(d, 0, 4, order4);
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 4, order4);
 	CHECK_LIST(d, SL_LIST_FREE, 6);
 	return d;
 }
@@ -169,7 +162,7 @@ TEST(proposals_reserve_last_resort_no_order0_failure)
 TEST(proposals_reserve_above_reserve_is_v6_18)
 {
 	sl_device *d = t_device("proposal-reserve", 3584); /* free = [1..6] */
-	alloc_n(d, 0, 0, 511);
+	ALLOC_N(d, 0, 0, 511);
 	CHECK_EQ(sl_swap_alloc(d, 0, 0), 512);
 	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6);
 	CHECK_INVARIANTS(d);
