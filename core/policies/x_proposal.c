@@ -31,7 +31,10 @@ static uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int or
 	sl_cluster *ci = &d->ci[c];
 	uint64_t found = xp_find_hole(d, c, order);
 
-	if (found && retag) {
+	/* adopt only what its own order cannot use for itself: a smaller
+	 * order's cluster (an aligned hole of this size is room it has to
+	 * spare) or a PMD cluster (no PMD folio reads nonfull[9] or frag[9]) */
+	if (found && retag && (ci->order < order || ci->order == SL_PMD_ORDER)) {
 		/* adopt: the cluster becomes this order's, and
 		 * alloc_swap_scan_cluster() allocates, relocates it to
 		 * frag[order] (or full) and leaves this CPU's cursor in it */

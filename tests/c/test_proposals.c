@@ -65,6 +65,23 @@ TEST(proposals_retag_adopts_cluster_then_fast_path)
 	sl_device_destroy(d);
 }
 
+TEST(proposals_retag_leaves_a_larger_orders_cluster_its_own)
+{
+	/* cluster 2 is 128K's (order 5) with one 128K hole: 64K takes half of
+	 * it, as proposal-reuse would, and the cluster stays order 5 */
+	sl_device *d = t_device("proposal-retag", 1536);
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 5, 32);
+	sl_swap_put(d, 0, 1088, 32);
+	CHECK_LIST(d, NF(5), 2);
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 1088);
+	CHECK_EQ(d->ci[2].order, 5);
+	CHECK_LIST(d, NF(5), 2);
+	CHECK_LIST_EMPTY(d, FR(4));
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
 TEST(proposals_reuse_frag_lists_before_nonfull_lists)
 {
 	sl_device *d = t_device("proposal-reuse", 1536);

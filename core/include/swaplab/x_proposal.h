@@ -66,9 +66,9 @@ static inline uint32_t xp_sync_discard(sl_device *d)
  * then the larger orders ascending), at most XP_BUDGET
  * clusters: isolate the head, look for an aligned hole of 2^order free
  * slots (steps of 2^order, as alloc_swap_scan_cluster()). Found: allocate;
- * with retag the cluster becomes this order's (frag[order], this CPU's
- * cursor in it), without it keeps its order and list. Not found: back to
- * its list's tail. Returns the slot or 0. */
+ * with retag a smaller order's or a PMD cluster becomes this order's
+ * (frag[order], this CPU's cursor in it), otherwise it keeps its order and
+ * list. Not found: back to its list's tail. Returns the slot or 0. */
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
