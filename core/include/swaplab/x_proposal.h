@@ -56,7 +56,8 @@ static inline uint32_t xp_sync_discard(sl_device *d)
 	return sl_policy_v6_18.sync_discard(d);
 }
 
-/* Clusters of other orders one failed mTHP allocation may scan. */
+/* Clusters of other orders one failed mTHP allocation may scan (build
+ * with -DXP_BUDGET=N to try another bound). */
 #ifndef XP_BUDGET
 #define XP_BUDGET 8u
 #endif
