@@ -100,6 +100,30 @@ TEST(proposals_reuse_frag_lists_before_nonfull_lists)
 	sl_device_destroy(d);
 }
 
+TEST(proposals_reuse_visits_smaller_orders_then_pmd_then_larger)
+{
+	/* cluster 0 order 0, 1 order 5 (128K), 2 and 3 PMD, all full; then a
+	 * 128K hole in 1 (nonfull[5]) and a 64K hole in 2 (nonfull[9]) */
+	sl_device *d = t_device("proposal-reuse", 2048);
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 5, 16);
+	ALLOC_N(d, 0, 9, 2);
+	sl_swap_put(d, 0, 576, 32);
+	sl_swap_put(d, 0, 1056, 16);
+	CHECK_LIST(d, NF(5), 1);
+	CHECK_LIST(d, NF(9), 2);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 1056); /* PMD before the larger order */
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 576);  /* then order 5 */
+	/* a hole in the order-0 cluster comes before both */
+	sl_swap_put(d, 0, 1056, 16);
+	sl_swap_put(d, 0, 32, 16);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 32);
+	CHECK_EQ(d->ci[0].order, 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
 TEST(proposals_reuse_scan_bounded_and_rotates)
 {
 	/* cluster 0 full of order 0, clusters 1..11 PMD; one slot freed in each
