@@ -14,6 +14,9 @@ extern const sl_policy sl_policy_v6_18;
 extern const sl_policy sl_policy_buddy;
 extern const sl_policy sl_policy_first_fit;
 extern const sl_policy sl_policy_noncontig;
+extern const sl_policy sl_policy_proposal_reuse;
+extern const sl_policy sl_policy_proposal_reserve;
+extern const sl_policy sl_policy_proposal_retag;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_9,
@@ -25,6 +28,9 @@ const sl_policy *const sl_policies[] = {
 	&sl_policy_buddy,
 	&sl_policy_first_fit,
 	&sl_policy_noncontig,
+	&sl_policy_proposal_reuse,
+	&sl_policy_proposal_reserve,
+	&sl_policy_proposal_retag,
 	NULL,
 };
 

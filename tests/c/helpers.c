@@ -15,6 +15,18 @@ sl_device *t_device(const char *policy, uint64_t slots)
 	return d;
 }
 
+void t_alloc_n(sl_device *d, int cpu, int order, int n, const char *file, int line)
+{
+	for (int i = 0; i < n; i++) {
+		if (sl_swap_alloc(d, cpu, order))
+			continue;
+		t_failed_checks++;
+		fprintf(stderr, "  %s:%d: allocation %d of %d (order %d) failed\n", file, line, i + 1, n,
+			order);
+		return;
+	}
+}
+
 void t_check_list(const sl_device *d, int list, const uint32_t *want, size_t n, const char *file,
 		  int line)
 {

@@ -41,6 +41,9 @@ extern int t_failed_checks;
 
 /* Test helpers (helpers.c). */
 sl_device *t_device(const char *policy, uint64_t slots);
+/* n allocations of `order` on `cpu`, each of which must succeed. */
+#define ALLOC_N(d, cpu, order, n) t_alloc_n(d, cpu, order, n, __FILE__, __LINE__)
+void t_alloc_n(sl_device *d, int cpu, int order, int n, const char *file, int line);
 /* Asserts the clusters of `list`, head to tail, are exactly want[0..n). */
 #define CHECK_LIST(d, list, ...)                                                \
 	do {                                                                    \

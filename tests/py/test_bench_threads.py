@@ -39,7 +39,8 @@ def test_bench_threads_refusals(cli):
     p = cli("bench", "threads", "--policy", "buddy")
     assert p.returncode == 2
     assert p.stderr.strip() == ("swaplab bench: error: policy buddy has no concurrent mode (those that do: "
-                                "linux-6.12, linux-6.15, linux-6.18)")
+                                "linux-6.12, linux-6.15, linux-6.18, proposal-reuse, proposal-reserve, "
+                                "proposal-retag)")
     p = cli("bench", "threads", "--plot", "/tmp/x.png")
     assert p.returncode == 2 and p.stderr.strip() == "swaplab bench: error: --plot '/tmp/x.png' must end in .svg"
     p = cli("bench", "threads", "--threads", "0")

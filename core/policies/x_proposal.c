@@ -1,0 +1,121 @@
+/*
+ * x_proposal.c - the rung the cross-order proposals over linux-6.18 share
+ * (swaplab/x_proposal.h): proposal-reuse and proposal-retag both end
+ * cluster_alloc_swap_entry() with a bounded search for an aligned hole of
+ * the folio's size in a cluster another order owns; they differ in what
+ * the cluster becomes afterwards.
+ */
+#include <string.h>
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
+#include "swaplab/x_proposal.h"
+
+/* The first aligned run of 2^order free slots in cluster c, or 0. */
+static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order)
+{
+	uint32_t nr = 1u << order;
+	uint64_t start = sli_cluster_offset(c);
+
+	if (d->ci[c].count + nr > SL_CLUSTER)
+		return 0;
+	for (uint64_t off = start; off < start + SL_CLUSTER; off += nr)
+		if (sli_range_free(d, off, nr))
+			return off;
+	return 0;
+}
+
+/* One isolated, locked cluster of another order, taken off `list`. */
+static uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int order, int retag)
+{
+	sl_cluster *ci = &d->ci[c];
+	uint64_t found = xp_find_hole(d, c, order);
+
+	/* adopt only what its own order cannot use for itself: a smaller
+	 * order's cluster (an aligned hole of this size is room it has to
+	 * spare) or a PMD cluster (no PMD folio reads nonfull[9] or frag[9]) */
+	if (found && retag && (ci->order < order || ci->order == SL_PMD_ORDER)) {
+		/* adopt: the cluster becomes this order's, and
+		 * alloc_swap_scan_cluster() allocates, relocates it to
+		 * frag[order] (or full) and leaves this CPU's cursor in it */
+		ci->order = (uint8_t)order;
+		return lr_alloc_swap_scan_cluster(d, cpu, c, found, order);
+	}
+	if (found)
+		sli_alloc_range(d, found, order); /* cluster_alloc_range() */
+	/* the cluster keeps its order and goes back where it was */
+	if (ci->count == SL_CLUSTER)
+		xp_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
+	else
+		xp_move_cluster(d, c, list, list == SL_LIST_FRAG(ci->order) ? SL_CF_FRAG : SL_CF_NONFULL);
+	sl_ci_unlock(d, c);
+	return found;
+}
+
+/* The orders whose clusters the rung visits, for a folio of `order`: the
+ * smaller orders first (their clusters' aligned holes of this size are
+ * spare room for them too), then PMD (nonfull[9] and frag[9] serve no PMD
+ * folio: only order 0 steals from them), the larger orders last (a hole
+ * taken there is one fewer for their own folios). */
+static int xp_visit_order(int order, int i)
+{
+	if (i < order)
+		return i;
+	if (i == order)
+		return SL_PMD_ORDER;
+	return i; /* order + 1 .. SL_PMD_ORDER - 1 */
+}
+
+uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag)
+{
+	uint32_t budget = XP_BUDGET, len[SL_NR_LISTS];
+
+	/* every list visited at most once per cluster it held at the start */
+	sl_dev_lock(d);
+	memcpy(len, d->list_len, sizeof(len));
+	sl_dev_unlock(d);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < SL_PMD_ORDER; i++) {
+			int o = xp_visit_order(order, i);
+			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
+
+			for (uint32_t n = len[list]; n && budget; n--, budget--) {
+				uint32_t c = lr_isolate_lock_cluster(d, list);
+				if (c == SL_NIL)
+					break;
+				uint64_t found = xp_take_hole(d, cpu, c, list, order, retag);
+				if (found)
+					return found;
+			}
+			if (!budget)
+				return 0;
+		}
+	}
+	return 0;
+}
+
+int xp_other_orders_apply(const sl_device *d, int order)
+{
+	return order > 0 && order < SL_PMD_ORDER && (d->flags & SL_DEV_BLKDEV);
+}
+
+uint64_t xp_alloc_then(sl_device *d, int cpu, int order, lr_ladder_fn rung)
+{
+	uint64_t off = sl_policy_v6_18.alloc(d, cpu, order);
+
+	if (!off && xp_other_orders_apply(d, order)) {
+		sl_local_lock(d, cpu);
+		off = lr_swap_alloc_slow(d, cpu, order, rung);
+		sl_local_unlock(d, cpu);
+	}
+	return off;
+}
+
+uint64_t xp_alloc_slow_then(sl_device *d, int cpu, int order, lr_ladder_fn rung)
+{
+	uint64_t off = sl_policy_v6_18.alloc_slow(d, cpu, order);
+
+	if (!off && xp_other_orders_apply(d, order))
+		off = lr_swap_alloc_slow(d, cpu, order, rung);
+	return off;
+}

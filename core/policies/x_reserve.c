@@ -1,0 +1,90 @@
+/*
+ * x_reserve.c - policy "proposal-reserve": linux-6.18 with the last free
+ * clusters kept for mTHP. An order-0 allocation may take a free cluster
+ * only while the free list holds more than the reserve; below it, order 0
+ * goes to nonfull[0], frag[0] and the steal from higher orders first, and
+ * takes a reserved free cluster only when all of those failed, so order-0
+ * failures never grow.
+ *
+ * Kernel range: a proposal over 6.18 (docs/proposals/proposal-reserve.md).
+ * The idea is the 2024 talk's own next step and what Android kernels carry
+ * as per-order reserve flags at swapon; here it is one number for all mTHP
+ * orders: RESERVE_SHIFT gives nr_clusters / 16, at least 1.
+ *
+ * The change, in cluster_alloc_swap_entry() for order 0 on a solid-state
+ * device without discard: "one free cluster" becomes conditional on the
+ * free list's length and moves behind the steal. The length is read under
+ * the device lock here; the kernel would keep a counter beside the list.
+ * Orders above 0, rotational and discarding devices: linux-6.18 unchanged.
+ * Everything is linux-6.18 through lockrework.c and v6_18.c otherwise.
+ */
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
+#include "swaplab/x_proposal.h"
+
+#define RESERVE_SHIFT 4
+
+static uint32_t reserve_clusters(const sl_device *d)
+{
+	uint32_t r = d->nr_clusters >> RESERVE_SHIFT;
+
+	return r ? r : 1;
+}
+
+static int reserve_applies(const sl_device *d, int order)
+{
+	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return order == 0 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+}
+
+/* cluster_alloc_swap_entry() for order 0 - 6.18 above the reserve; at or
+ * below it: nonfull[0], full-cluster reclaim, one frag[0] cluster, the
+ * steal, and only then one (reserved) free cluster. */
+static uint64_t reserve_ladder0(sl_device *d, int cpu, int order)
+{
+	uint64_t found;
+
+	if (xp_list_len(d, SL_LIST_FREE) > reserve_clusters(d))
+		return sl_policy_v6_18.alloc_slow(d, cpu, order);
+	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(0), 0, 1);
+	if (found)
+		return found;
+	if (sl_vm_swap_full(d))
+		lr_swap_reclaim_full_clusters(d);
+	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0);
+	if (!found)
+		found = lr_steal_order0(d, cpu);
+	if (!found)
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, 0, 0);
+	return found;
+}
+
+static uint64_t reserve_alloc(sl_device *d, int cpu, int order)
+{
+	if (!reserve_applies(d, order))
+		return sl_policy_v6_18.alloc(d, cpu, order);
+	return lr_folio_alloc_swap(d, cpu, order, 1, reserve_ladder0);
+}
+
+static uint64_t reserve_alloc_slow(sl_device *d, int cpu, int order)
+{
+	if (!reserve_applies(d, order))
+		return sl_policy_v6_18.alloc_slow(d, cpu, order);
+	return lr_swap_alloc_slow(d, cpu, order, reserve_ladder0);
+}
+
+const sl_policy sl_policy_proposal_reserve = {
+	.name = "proposal-reserve",
+	.summary = "proposal over 6.18: order 0 takes one of the last free clusters (1/16 of the device) only after its steal failed",
+	.kernel = "",
+	.props = XP_PROPS_V6_18,
+	.init = xp_init,
+	.alloc = reserve_alloc,
+	.free = lr_free,
+	.tick = lr_swap_discard_work,
+	.alloc_fast = xp_alloc_fast,
+	.alloc_slow = reserve_alloc_slow,
+	.sync_discard = xp_sync_discard,
+};
