@@ -51,6 +51,11 @@ static void iter_end(run_ctx *c)
 		ir->dev_inuse[t] = c->s->dev[t]->inuse_pages;
 	for (uint64_t i = 0; i < c->res->npages; i++)
 		ir->swapped_pages += c->layout[i] != SL_NOT_SWAPPED;
+	if (c->res->frag) {
+		sl_frag_init(&c->res->frag[c->it - 1]);
+		sl_frag_add_set(&c->res->frag[c->it - 1], c->s);
+		sl_frag_finish(&c->res->frag[c->it - 1]);
+	}
 	c->base = *st;
 }
 
@@ -130,7 +135,9 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	res->max_slots = max;
 	res->iter = calloc((size_t)p->iterations + 1, sizeof(sl_iter_result));
 	c.layout = calloc(res->npages + 1, sizeof(uint64_t));
-	if (!c.p || !res->iter || !c.layout) {
+	if (p->metrics)
+		res->frag = calloc((size_t)p->iterations + 1, sizeof(sl_frag_metrics));
+	if (!c.p || !res->iter || !c.layout || (p->metrics && !res->frag)) {
 		snprintf(msg, len, "out of memory for the run");
 		goto out;
 	}
@@ -173,6 +180,8 @@ void sl_run_result_free(sl_run_result *res)
 {
 	free(res->iter);
 	free(res->layout);
+	free(res->frag);
+	res->frag = NULL;
 	res->iter = NULL;
 	res->layout = NULL;
 }

@@ -56,7 +56,7 @@ def _cmd_run(a) -> int:
 
     wp = params_from_args(a.workload, a)
     check_output_paths(a.json, a.layout_dump)
-    res, layout = run_model(wp, a.policy, check=a.check)
+    res, layout = run_model(wp, a.policy, check=a.check, metrics=a.metrics)
     if not a.quiet and a.json != "-":
         report.print_run(res)
     save_outputs(res, layout, a.json, a.layout_dump)
@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the final layout: one little-endian uint64 per page (docs/layout-hash.md)")
     r.add_argument("--check", type=int, choices=[0, 1, 2], default=0,
                    help="invariant checks: 1 after every iteration, 2 after every operation")
+    r.add_argument("--metrics", action="store_true",
+                   help="fragmentation metrics per iteration in the result (docs/metrics.md)")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     r.set_defaults(func=_cmd_run)
 

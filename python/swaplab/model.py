@@ -6,9 +6,11 @@ from .params import WorkloadParams
 from .results import build_result
 
 
-def run_model(wp: WorkloadParams, policy: str = "linux-6.18", check: int = 0) -> tuple[dict, bytes]:
-    """Returns (result, layout dump bytes). check: 0 none, 1 per iteration, 2 per operation."""
-    raw = _core.run(policy=policy, check=check, **wp.core_kwargs())
+def run_model(wp: WorkloadParams, policy: str = "linux-6.18", check: int = 0,
+              metrics: bool = False) -> tuple[dict, bytes]:
+    """Returns (result, layout dump bytes). check: 0 none, 1 per iteration, 2 per operation;
+    metrics: fragmentation metrics per iteration (docs/metrics.md)."""
+    raw = _core.run(policy=policy, check=check, metrics=metrics, **wp.core_kwargs())
     layout = raw["layout"]
     res = build_result("model", policy, wp, raw["iterations"], npages=raw["npages"],
                        final_hash=_core.layout_hash(layout), seconds=raw["seconds"],

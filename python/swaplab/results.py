@@ -57,6 +57,8 @@ def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, 
                               else None)}
         if r.get("dev_inuse") is not None:
             it["inuse_pages_by_device"] = r["dev_inuse"]
+        if r.get("frag") is not None:
+            it["frag"] = r["frag"]   # fragmentation metrics (docs/metrics.md)
         iters.append(it)
     res = {
         "schema": SCHEMA,
