@@ -50,6 +50,36 @@ def add_parsers(bsub) -> None:
     t.add_argument("--plot", metavar="PATH", help="an SVG of ops/s against threads")
 
 
+    w = bsub.add_parser("sweep", help="sweep throughput: cells/s on one worker and on every core",
+                        description="Runs the same sweep (thp-swap-v1 on linux-6.18, one cell per "
+                                    "seed) on one worker and on --workers; prints cells/s, the "
+                                    "speedup and the parallel efficiency (speedup / workers).")
+    w.add_argument("--cells", default="200", help="cells (seeds) in the sweep (default 200)")
+    w.add_argument("--iterations", default="100", help="iterations per cell (default 100)")
+    w.add_argument("--workers", default=None, help="workers of the parallel run (default: every core)")
+    w.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
+
+
+def main_sweep(a) -> int:
+    import os
+    from . import sweeps as sweep
+    cells = parse_count(a.cells, "--cells", 1, 10 ** 7)
+    iters = parse_count(a.iterations, "--iterations", 1, 100000)
+    workers = parse_count(a.workers, "--workers", 1, 4096) if a.workers else (os.cpu_count() or 1)
+    if a.json:
+        check_writable(a.json, "--json")
+    out = sweep.bench(cells, iters, workers)
+    if a.json != "-":
+        for r in out["results"]:
+            print(f"{r['workers']:>3} workers: {r['cells_per_second']:8.1f} cells/s "
+                  f"({r['wall_seconds']:.2f} s, workers busy {100 * r['busy_fraction']:.0f} %)")
+        print(f"speedup {out['speedup']:.2f}x on {workers} workers, parallel efficiency "
+              f"{out['parallel_efficiency']:.2f}")
+    if a.json:
+        write_json(a.json, out)
+    return 0
+
+
 def _list(text: str, conv, what: str, unique: bool = True) -> list:
     """A comma list; no empty items, and (unique) no value twice."""
     items = [t.strip() for t in (text or "").split(",")]
@@ -119,6 +149,8 @@ def run_alloc(policy: str, sizes: list, fills: list, orders: list, pairs: int, r
 def main(a) -> int:
     if a.bench == "threads":
         return main_threads(a)
+    if a.bench == "sweep":
+        return main_sweep(a)
     check_policy_name(a.policy)
     sizes = _list(a.sizes, _size, "--sizes")
     fills = _list(a.fills, _fill, "--fills")

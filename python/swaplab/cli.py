@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import history as _history
     _history.add_parsers(sub)
 
+    from . import sweeps as _sweep
+    _sweep.add_parsers(sub)
+
     return p
 
 
