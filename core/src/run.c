@@ -56,6 +56,12 @@ static void iter_end(run_ctx *c)
 		sl_frag_add_set(&c->res->frag[c->it - 1], c->s);
 		sl_frag_finish(&c->res->frag[c->it - 1]);
 	}
+	if (c->res->cmap) {
+		const sl_device *d = c->s->dev[0];
+		uint8_t *row = c->res->cmap + (size_t)(c->it - 1) * c->res->cmap_clusters;
+		for (uint32_t k = 0; k < c->res->cmap_clusters; k++)
+			row[k] = (uint8_t)(d->ci[k].flags << 4 | d->ci[k].order);
+	}
 	c->base = *st;
 }
 
@@ -135,9 +141,15 @@ int sl_run(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	res->max_slots = max;
 	res->iter = calloc((size_t)p->iterations + 1, sizeof(sl_iter_result));
 	c.layout = calloc(res->npages + 1, sizeof(uint64_t));
-	if (p->metrics)
+	if (p->metrics) {
 		res->frag = calloc((size_t)p->iterations + 1, sizeof(sl_frag_metrics));
-	if (!c.p || !res->iter || !c.layout || (p->metrics && !res->frag)) {
+		if (c.s->dev[0]->nr_clusters <= SL_CMAP_MAX) {
+			res->cmap_clusters = c.s->dev[0]->nr_clusters;
+			res->cmap = calloc((size_t)p->iterations + 1, res->cmap_clusters);
+		}
+	}
+	if (!c.p || !res->iter || !c.layout ||
+	    (p->metrics && (!res->frag || (res->cmap_clusters && !res->cmap)))) {
 		snprintf(msg, len, "out of memory for the run");
 		goto out;
 	}
@@ -181,7 +193,9 @@ void sl_run_result_free(sl_run_result *res)
 	free(res->iter);
 	free(res->layout);
 	free(res->frag);
+	free(res->cmap);
 	res->frag = NULL;
+	res->cmap = NULL;
 	res->iter = NULL;
 	res->layout = NULL;
 }

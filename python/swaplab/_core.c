@@ -239,6 +239,23 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kw)
 		PyObject *it = iter_dict(&res.iter[i], res.ndev);
 		if (it && res.frag) {
 			PyObject *f = frag_dict(&res.frag[i]);
+			if (f && res.cmap) {
+				/* the cluster map: two hex digits (flags, order) a cluster */
+				static const char hex[] = "0123456789abcdef";
+				const uint8_t *row = res.cmap + (size_t)i * res.cmap_clusters;
+				PyObject *txt = PyUnicode_New((Py_ssize_t)res.cmap_clusters * 2, 127);
+				if (txt) {
+					for (uint32_t k = 0; k < res.cmap_clusters; k++) {
+						PyUnicode_WRITE(PyUnicode_1BYTE_KIND, PyUnicode_DATA(txt), 2 * k,
+								hex[row[k] >> 4]);
+						PyUnicode_WRITE(PyUnicode_1BYTE_KIND, PyUnicode_DATA(txt), 2 * k + 1,
+								hex[row[k] & 15]);
+					}
+				}
+				if (!txt || PyDict_SetItemString(f, "cluster_map", txt) < 0)
+					Py_CLEAR(f);
+				Py_XDECREF(txt);
+			}
 			if (!f || PyDict_SetItemString(it, "frag", f) < 0)
 				Py_CLEAR(it);
 			Py_XDECREF(f);

@@ -10,7 +10,7 @@ import statistics
 import sys
 
 from . import __version__, _core
-from .params import ParamError, WorkloadParams, check_policy_name, format_size, parse_count, parse_size
+from .params import ParamError, WorkloadParams, format_size, parse_count, parse_size
 from .results import check_writable, machine_info, write_json
 from . import report
 
@@ -21,13 +21,16 @@ def add_parsers(bsub) -> None:
     a = bsub.add_parser("alloc", help="alloc/free churn and thp-swap-v1 run time",
                         description="Order-k alloc/free churn at several device sizes and fills; "
                                     "prints a table, writes JSON with --json.")
-    a.add_argument("--policy", default="linux-6.18")
-    a.add_argument("--sizes", default="64M,4G,1T", help="device sizes (default 64M,4G,1T)")
-    a.add_argument("--fills", default="50,95", help="fill levels in percent (default 50,95)")
+    a.add_argument("--policy", action="append", metavar="A[,B]", default=None,
+                   help="policies (repeatable or comma list; default linux-6.18)")
+    a.add_argument("--sizes", "--size", dest="sizes", default="64M,4G,1T",
+                   help="device sizes, comma list (default 64M,4G,1T)")
+    a.add_argument("--fills", "--fill", dest="fills", default="50,95",
+                   help="fill levels in percent, comma list (default 50,95)")
     a.add_argument("--orders", default="0,4", help="allocation orders (default 0,4)")
     a.add_argument("--pairs", default="4000000", help="free+alloc pairs per case (default 4000000)")
     a.add_argument("--runs", default="5", help="thp-swap-v1 runs to time (default 5; 0 skips)")
-    a.add_argument("--seed", default="1")
+    a.add_argument("--seed", default="1", help="seed of the churn's random picks (default 1)")
     a.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
 
 
@@ -40,14 +43,17 @@ def add_parsers(bsub) -> None:
     t.add_argument("--threads", default=None, help="thread counts (default 1,2,4,... up to the CPUs)")
     t.add_argument("--orders", default="0,4", help="one case per order (default 0,4)")
     t.add_argument("--mix", default=None, help="an extra mixed case: orders drawn from this list, e.g. 0,0,0,4")
-    t.add_argument("--fill", default="50,95", help="fill levels in percent (default 50,95)")
-    t.add_argument("--size", default="4G", help="device size (default 4G)")
+    t.add_argument("--fills", "--fill", dest="fill", default="50,95",
+                   help="fill levels in percent, comma list (default 50,95)")
+    t.add_argument("--size", "--sizes", dest="size", default="4G", help="device size, one (default 4G)")
     t.add_argument("--ops", default="1000000", help="order-0 pairs per thread (order k: >> k; default 1000000)")
-    t.add_argument("--seed", default="1")
+    t.add_argument("--seed", default="1", help="seed of the churn's random picks (default 1)")
     t.add_argument("--victims", default="any", choices=["any", "recent"],
                    help="which folio a pair frees: any of the CPU's (default) or one of its 4096 newest")
     t.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
-    t.add_argument("--plot", metavar="PATH", help="an SVG of ops/s against threads")
+    t.add_argument("--plot", metavar="PATH",
+                   help="speedup against threads with the ideal line: PATH.png, .svg or .pdf (matplotlib); "
+                        "several runs' JSON files: swaplab plot")
 
 
     w = bsub.add_parser("sweep", help="sweep throughput: cells/s on one worker and on every core",
@@ -151,7 +157,8 @@ def main(a) -> int:
         return main_threads(a)
     if a.bench == "sweep":
         return main_sweep(a)
-    check_policy_name(a.policy)
+    from .params import parse_policy_list
+    policies = parse_policy_list(a.policy or ["linux-6.18"])
     sizes = _list(a.sizes, _size, "--sizes")
     fills = _list(a.fills, _fill, "--fills")
     orders = _list(a.orders, _order, "--orders")
@@ -168,13 +175,20 @@ def main(a) -> int:
                   f"{row['ops_per_sec'] / 1e6:8.2f} M pairs/s  {row['ns_per_op']:7.1f} ns/pair  "
                   f"(fill took {row['fill_seconds']:.2f} s, {row['failures']} failures)", flush=True)
 
-    out = run_alloc(a.policy, sizes, fills, orders, pairs, runs, seed, progress)
-    if not quiet and "thp_swap_v1" in out:
-        t = out["thp_swap_v1"]
-        print(f"thp-swap-v1, {t['iterations']} iterations: min {t['seconds_min'] * 1000:.1f} ms, "
-              f"median {t['seconds_median'] * 1000:.1f} ms over {t['runs']} runs")
+    outs = []
+    for policy in policies:
+        if not quiet and len(policies) > 1:
+            print(f"# {policy}", flush=True)
+        out = run_alloc(policy, sizes, fills, orders, pairs, runs, seed, progress)
+        if not quiet and "thp_swap_v1" in out:
+            t = out["thp_swap_v1"]
+            print(f"thp-swap-v1, {t['iterations']} iterations: min {t['seconds_min'] * 1000:.1f} ms, "
+                  f"median {t['seconds_median'] * 1000:.1f} ms over {t['runs']} runs")
+        outs.append(out)
     if a.json:
-        write_json(a.json, out)
+        # one policy: its result as before; several: {"runs": [one per policy]}
+        write_json(a.json, outs[0] if len(outs) == 1 else
+                   {"schema": SCHEMA, "bench": "alloc", "swaplab_version": __version__, "runs": outs})
     return 0
 
 
@@ -234,32 +248,14 @@ def run_threads(policies, threads, cases, fills, size, ops, seed, progress=None,
             "targets": thread_targets(results)}
 
 
-def thread_plot(out: dict) -> str:
-    from .plot import line_chart_svg
-    series = {}
-    for r in out["results"]:
-        key = f"{r['policy']} {r['case']} {r['fill_pct']}%"
-        series.setdefault(key, ([], []))
-        series[key][0].append(r["threads"])
-        series[key][1].append(r["ops_per_sec"] / 1e6)
-    cpus = out["machine"]["cpus"]
-    return line_chart_svg(f"swaplab bench threads: free+alloc pairs per second ({cpus} CPUs, "
-                          f"{out['size_bytes'] >> 30}G device, victims: {out['victims']})",
-                          "threads (one CPU each)", "million pairs per second",
-                          [(k, xs, ys) for k, (xs, ys) in series.items()])
-
-
 def main_threads(a) -> int:
     import os
     known = concurrent_policies()
-    policies = []
-    for item in a.policy or [",".join(known)]:
-        for name in item.split(","):
-            name = name.strip()
-            check_policy_name(name)
-            if name not in known:
-                raise ParamError(f"policy {name} has no concurrent mode (those that do: {', '.join(known)})")
-            policies.append(name)
+    from .params import parse_policy_list
+    policies = parse_policy_list(a.policy or [",".join(known)])
+    for name in policies:
+        if name not in known:
+            raise ParamError(f"policy {name} has no concurrent mode (those that do: {', '.join(known)})")
     cpus = os.cpu_count() or 1
     if a.threads:
         threads = _list(a.threads, _threads, "--threads")
@@ -279,9 +275,8 @@ def main_threads(a) -> int:
     if a.json:
         check_writable(a.json, "--json")
     if a.plot:
-        if not a.plot.endswith(".svg"):
-            raise ParamError(f"--plot '{a.plot}' must end in .svg")
-        check_writable(a.plot, "--plot")
+        from .plot import check_plot_path
+        check_plot_path(a.plot, "--plot")
     quiet = a.json == "-"
 
     def progress(r):
@@ -302,6 +297,6 @@ def main_threads(a) -> int:
     if a.json:
         write_json(a.json, out)
     if a.plot:
-        with open(a.plot, "w") as f:
-            f.write(thread_plot(out))
+        from .plot import save, speedup_figure
+        save(speedup_figure([out]), a.plot)
     return 0

@@ -73,7 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="swaplab", description="A laboratory for the Linux swap-slot allocator.")
     p.add_argument("--version", action="version", version=f"swaplab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
 
     r = sub.add_parser("run", help="run a workload on the model",
                        description="Run a workload on the allocator model; prints the per-iteration "
@@ -116,8 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import history as _history
     _history.add_parsers(sub)
 
-    from . import sweeps as _sweep
+    from . import sweeps as _sweep, plot as _plot
     _sweep.add_parsers(sub)
+    _plot.add_parsers(sub)
 
     return p
 
@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
+    if a.command is None:
+        # bare `swaplab`: the commands
+        parser.print_help()
+        return 0
     try:
         return a.func(a) or 0
     except ParamError as e:

@@ -15,7 +15,7 @@ import os
 import sys
 
 from .model import run_model
-from .params import ParamError, WorkloadParams, check_policy_name
+from .params import ParamError, WorkloadParams
 
 # (label, workload, options): every published variant, both random sources.
 VARIANTS = [
@@ -135,7 +135,8 @@ def add_parsers(sub) -> None:
     g = sub.add_parser("golden", help="regenerate or check the golden per-iteration results",
                        description="Runs the golden variants for a policy and writes "
                                    "tests/golden/<policy>.json (review with git diff).")
-    g.add_argument("--policy", default="linux-6.18")
+    g.add_argument("--policy", action="append", metavar="A[,B]", default=None,
+                   help="policies (repeatable or comma list; default linux-6.18)")
     g.add_argument("--dir", default="tests/golden", help="golden directory (default tests/golden)")
     g.add_argument("--check", action="store_true", help="compare with the file; exit 1 on a difference")
     g.add_argument("--kernel", action="store_true",
@@ -144,7 +145,8 @@ def add_parsers(sub) -> None:
 
 
 def main(a) -> int:
-    check_policy_name(a.policy)
+    from .params import parse_policy_list
+    policies = parse_policy_list(a.policy or ["linux-6.18"])
     if not os.path.isdir(a.dir):
         raise ParamError(f"golden directory '{a.dir}' does not exist")
     if a.kernel:
@@ -154,17 +156,26 @@ def main(a) -> int:
         data = record_kernel_golden(path, lambda s: print(f"golden: kernel {s}", file=sys.stderr, flush=True))
         print(f"wrote {path}: {len(data['variants'])} variants from kernel {data['kernel_release']}")
         return 0
-    data = compute_golden(a.policy)
-    path = golden_path(a.policy, a.dir)
     if a.check:
-        if not os.path.exists(path):
-            raise ParamError(f"no golden file {path}")
+        missing = [golden_path(p, a.dir) for p in policies if not os.path.exists(golden_path(p, a.dir))]
+        if missing:
+            raise ParamError(f"no golden file {missing[0]}")
+    rc = 0
+    for policy in policies:
+        rc |= _golden_one(policy, a.dir, a.check)
+    return rc
+
+
+def _golden_one(policy: str, root: str, check: bool) -> int:
+    data = compute_golden(policy)
+    path = golden_path(policy, root)
+    if check:
         with open(path) as f:
             old = json.load(f)
         bad = [k for k in data["variants"] if old["variants"].get(k) != data["variants"][k]]
         for k in bad:
-            print(f"golden {a.policy} {k}: differs", file=sys.stderr)
-        print(f"golden {a.policy}: {len(data['variants']) - len(bad)} variants agree, {len(bad)} differ")
+            print(f"golden {policy} {k}: differs", file=sys.stderr)
+        print(f"golden {policy}: {len(data['variants']) - len(bad)} variants agree, {len(bad)} differ")
         return 1 if bad else 0
     with open(path, "w") as f:
         json.dump(data, f, indent=0, separators=(",", ":"))

@@ -281,3 +281,21 @@ def params_from_options(workload: str, policy: str = "linux-6.18", **opts) -> Wo
     if ns.device not in DEVICE_KINDS:
         raise ParamError(f"device '{ns.device}' is not one of {', '.join(DEVICE_KINDS)}")
     return params_from_args(workload, ns)
+
+
+def parse_policy_list(values, opt: str = "--policy") -> list:
+    """A repeatable option that also takes comma lists: ['a,b', 'c'] ->
+    ['a', 'b', 'c'], each a registered policy, none twice."""
+    names = []
+    for text in ([values] if isinstance(values, str) else values):
+        items = [t.strip() for t in text.split(",")]
+        if not text.strip() or any(not n for n in items):
+            raise ParamError(f"{opt} '{text}' has an empty name")
+        names += items
+    seen = set()
+    for n in names:
+        check_policy_name(n)
+        if n in seen:
+            raise ParamError(f"{opt} names {n} twice")
+        seen.add(n)
+    return names

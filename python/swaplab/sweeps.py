@@ -275,6 +275,12 @@ def read_done(path: str) -> dict:
     return done
 
 
+def _ends_with_newline(path: str) -> bool:
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=None,
               use_ray: bool = False, quiet: bool = False, resume: bool = True) -> dict:
     """Runs every cell of a normalized spec not yet in out_dir; writes the
@@ -302,6 +308,9 @@ def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=
         _ray_init(ray_address)   # its start-up is not the sweep's time
     t0 = time.monotonic()
     with open(done_path, "a", encoding="utf-8") as log:
+        if log.tell() and not _ends_with_newline(done_path):
+            log.write("\n")   # after a torn line, records start on a line of their own
+
         def on_result(r):
             cid, rows, secs = r
             done[cid] = rows

@@ -295,7 +295,12 @@ typedef struct sl_run_result {
 	int dev_prio[SL_MAX_SWAPFILES];   /* as swapon set them */
 	uint64_t checks;           /* invariant checks performed */
 	sl_frag_metrics *frag;     /* [iterations] with metrics on, else NULL */
+	uint8_t *cmap;             /* with metrics on and device 0 of at most
+				      SL_CMAP_MAX clusters: [iterations][cmap_clusters],
+				      flags << 4 | order per cluster; else NULL */
+	uint32_t cmap_clusters;
 } sl_run_result;
+#define SL_CMAP_MAX 8192u
 
 /* Runs a workload on the model. check_every: 0 none, 1 after every
  * iteration, 2 after every operation. Returns 0, or -1 with a message. */
