@@ -30,8 +30,8 @@ COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
            "#999999", "#8C564B", "#9467BD", "#BCBD22", "#17BECF"]
 FORMATS = (".png", ".svg", ".pdf")
 STATES = ["isolated", "free", "nonfull", "frag", "full", "discard"]
-STATE_COLOURS = {"isolated": "#999999", "free": "#FFFFFF", "nonfull": "#56B4E9", "frag": "#E69F00",
-                 "full": "#0072B2", "discard": "#CC79A7"}
+STATE_COLOURS = {"isolated": "#CC79A7", "free": "#FFFFFF", "nonfull": "#56B4E9", "frag": "#E69F00",
+                 "full": "#9A9A9A", "discard": "#000000"}
 
 
 def _mpl():
@@ -96,6 +96,8 @@ def fallback_figure(lines: list, sizes_kb: list, title: str, subtitle: str = "")
             ax.plot(xs, ys, label=f"{label} ({mean})", marker="o" if len(ys) <= 30 else None,
                     markersize=3, **style)
         ax.set_ylim(-3, 103)
+        n = max((len(series[str(kb)]) for _, series in lines), default=1)
+        ax.set_xlim(0.5, n + 0.5)
         ax.set_xlabel("iteration")
         ax.set_ylabel(f"{report.size_label(int(kb))} swpout fallback %")
         if nodata:
@@ -202,8 +204,9 @@ def cluster_map_figure(res: dict):
     for c in codes:
         state, order = STATES[int(c[0], 16)], int(c[1], 16)
         base = to_rgb(STATE_COLOURS[state])
-        # higher orders darker, so one state's orders stay apart
-        k = 1.0 - 0.12 * min(order, 5) if state not in ("free", "isolated") else 1.0
+        # a state's higher orders darker, by rank among the orders present
+        rank = sorted(int(x[1], 16) for x in codes if x[0] == c[0]).index(order)
+        k = (1.0, 0.62, 0.42, 0.3)[min(rank, 3)] if state not in ("free", "isolated", "discard") else 1.0
         colours.append(tuple(x * k for x in base))
         legend.append(Patch(facecolor=colours[-1], edgecolor="#777777",
                             label=state if state in ("free", "isolated") else f"{state}, order {order}"))
