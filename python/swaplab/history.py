@@ -23,10 +23,6 @@ from . import report
 
 SCHEMA = "swaplab.history/1"
 
-# Okabe-Ito (colour-blind safe), yellow left out (unreadable on white), then Tableau.
-COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
-           "#999999", "#8C564B", "#9467BD", "#BCBD22", "#17BECF"]
-
 
 def add_parsers(sub) -> None:
     h = sub.add_parser("history", help="a workload over every policy: fallback per generation",

@@ -127,11 +127,19 @@ def cell_id(cell: dict) -> str:
     return hashlib.sha1(json.dumps(cell, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _task(cell: dict, metrics: bool) -> tuple:
-    """The checked work of one cell: (id, policy, core kwargs, sizes, metrics)."""
-    opts = {k: v for k, v in cell.items() if k not in ("workload", "policy")}
-    wp = params_from_options(cell["workload"], cell["policy"], **opts)
-    return (cell_id(cell), cell["policy"], wp.core_kwargs(), list(wp.mthp_kb), metrics)
+def _task(cell: dict, metrics: bool, checked: dict | None = None) -> tuple:
+    """The checked work of one cell: (id, policy, core kwargs, sizes, metrics).
+    checked caches the checks of the cells that differ only in the seed
+    (normalize_spec has checked the seed)."""
+    key = json.dumps({k: v for k, v in cell.items() if k != "seed"}, sort_keys=True)
+    wp = checked.get(key) if checked is not None else None
+    if wp is None:
+        opts = {k: v for k, v in cell.items() if k not in ("workload", "policy")}
+        wp = params_from_options(cell["workload"], cell["policy"], **opts)
+        if checked is not None:
+            checked[key] = wp
+    kw = dict(wp.core_kwargs(), seed=cell["seed"])
+    return (cell_id(cell), cell["policy"], kw, list(wp.mthp_kb), metrics)
 
 
 # ------------------------------------------------------------------ cells
@@ -222,16 +230,23 @@ def _run_pool(chunks: list, workers: int, on_result) -> None:
                 on_result(r)
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(max_workers=workers) as ex:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as ex:
         futs = [ex.submit(run_chunk, ch) for ch in chunks]
         try:
             for fut in as_completed(futs):
                 for r in fut.result():
                     on_result(r)
         except BaseException:
-            for f in futs:
-                f.cancel()
+            # Ctrl-C: the finished cells are in cells.jsonl; the chunks in
+            # flight end, the others never start
+            ex.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent (no traceback from each)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _ray_init(address: str | None):
@@ -288,12 +303,8 @@ def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=
     'rows' (the table as dicts)."""
     grid = cells(spec)
     metrics = spec["metrics"]
-    tasks = []
-    seen = set()
-    for c in grid:
-        t = _task(c, metrics)
-        seen.add(t[0])
-        tasks.append(t)
+    checked = {}
+    tasks = [_task(c, metrics, checked) for c in grid]
     os.makedirs(out_dir, exist_ok=True)
     check_writable(os.path.join(out_dir, "table.csv"), "sweep output")
     done_path = os.path.join(out_dir, "cells.jsonl")

@@ -45,3 +45,21 @@ def test_frag_metrics_of_a_map():
     m = _core.frag_metrics(bytes([1] + [0] * 1023))
     assert m["free_blocks"] == [1] * 10 and m["unusable_index"][9] == pytest.approx(0.499)
     assert m["free_extents"] == 1 and m["bluestore_score"] == 0.0 and "clusters" not in m
+
+
+def test_kernel_result_carries_the_last_layouts_metrics():
+    """The harness's result builder (no live run: the driver's raw output
+    stood in for by a model run's) puts the final layout's metrics on the
+    last iteration."""
+    from swaplab.kernel import harness
+    wp = WorkloadParams(workload="thp-swap-v1", iterations=3, small_folios=True)
+    res, layout = run_model(wp, "linux-6.18", metrics=True)
+    raw_iters = _core.run(policy="linux-6.18", **wp.core_kwargs())["iterations"]
+    raw = {"npages": res["layout"]["npages"], "final_layout_hash": _core.layout_hash(layout),
+           "seconds": 0.01,
+           "iterations": [dict(r, swap_type=0) for r in raw_iters]}
+    k = harness._result(wp, raw, layout, {}, {}, {}, [], 0.1)
+    assert [("frag" in it) for it in k["iterations"]] == [False, False, True]
+    own = dict(res["iterations"][-1]["frag"])
+    own.pop("clusters"), own.pop("cluster_map")
+    assert k["iterations"][-1]["frag"] == own
