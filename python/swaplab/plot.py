@@ -169,16 +169,17 @@ def heatmap_figure(rows: list, value: str = "mean_fallback_pct", size_kb: str | 
             for p in policies]
     labels = [", ".join(f"{k}={v}" for k, v in zip(varying, c)) or "all" for c in cells]
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(cells) + 3), 0.5 * len(policies) + 2.2))
-    im = ax.imshow(grid, aspect="auto", cmap="viridis", vmin=0,
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("#d9d9d9")
+    im = ax.imshow(grid, aspect="auto", cmap=cmap, vmin=0,
                    vmax=100 if value.endswith("_pct") else None)
     ax.grid(False)
     ax.set_yticks(range(len(policies)), policies)
     ax.set_xticks(range(len(cells)), labels, rotation=40, ha="right", fontsize=8)
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
-            if not math.isnan(v):
-                ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=7,
-                        color="white" if v < 60 else "black")
+            ax.text(j, i, "no data" if math.isnan(v) else f"{v:.1f}", ha="center", va="center",
+                    fontsize=7, color="black" if math.isnan(v) or v >= 60 else "white")
     seeds = len({r["seed"] for r in rows})
     fig.colorbar(im, ax=ax, label=value.replace("_", " "))
     ax.set_title(f"sweep: {value.replace('_', ' ')} by policy and cell (mean over {seeds} seed"

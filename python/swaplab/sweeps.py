@@ -50,7 +50,7 @@ DEFAULTS = {"workload": "thp-swap-v1", "policy": "linux-6.18",
 RESERVED = {"region_offset": "region offsets are not a workload option yet (docs/sweep.md)"}
 OTHER_KEYS = {"metrics"}
 
-ROW_COLUMNS = ["cell", *AXES, "size_kb", "mean_fallback_pct", "sd_fallback_pct", "max_fallback_pct",
+ROW_COLUMNS = ["cell", *AXES, "size_kb", "iterations_with_data", "mean_fallback_pct", "sd_fallback_pct", "max_fallback_pct",
                "last10_mean_fallback_pct", "swpout", "swpout_fallback", "order0_alloc_fail",
                "final_layout_hash"]
 FRAG_COLUMNS = ["final_free_slots", "final_unusable_index", "final_fragmentation_index",
@@ -152,14 +152,18 @@ def run_task(task: tuple) -> tuple:
     rows = []
     for kb in sizes:
         o = size_to_order(kb)
+        # iterations that swapped nothing out at the size (0/0) are no data,
+        # not 0 %: left out; a size with no data at all has empty columns
         pct = [100.0 * it["swpout_fallback"][o] / (it["swpout"][o] + it["swpout_fallback"][o])
-               if it["swpout"][o] + it["swpout_fallback"][o] else 0.0 for it in its]
-        last = pct[-10:]
+               for it in its if it["swpout"][o] + it["swpout_fallback"][o]]
+        last = [100.0 * it["swpout_fallback"][o] / (it["swpout"][o] + it["swpout_fallback"][o])
+                for it in its[-10:] if it["swpout"][o] + it["swpout_fallback"][o]]
         row = {"size_kb": kb,
-               "mean_fallback_pct": round(stats.mean(pct), 6),
+               "iterations_with_data": len(pct),
+               "mean_fallback_pct": round(stats.mean(pct), 6) if pct else None,
                "sd_fallback_pct": round(stats.stdev(pct), 6) if len(pct) > 1 else None,
-               "max_fallback_pct": round(max(pct), 6),
-               "last10_mean_fallback_pct": round(stats.mean(last), 6),
+               "max_fallback_pct": round(max(pct), 6) if pct else None,
+               "last10_mean_fallback_pct": round(stats.mean(last), 6) if last else None,
                "swpout": sum(it["swpout"][o] for it in its),
                "swpout_fallback": sum(it["swpout_fallback"][o] for it in its),
                "order0_alloc_fail": sum(it["alloc_fail0"] for it in its),
@@ -437,12 +441,13 @@ def aggregate(rows: list, spec: dict, values=("mean_fallback_pct", "last10_mean_
         ref_key = key[:pi] + (ref_policy,) + key[pi + 1:]
         ref = groups.get(ref_key)
         for v in values:
-            xs = [m[v] for m in members]
-            row[f"{v}_mean"] = round(stats.mean(xs), 6)
+            xs = [m[v] for m in members if m[v] is not None]   # seeds with data
+            row[f"{v}_seeds"] = len(xs)
+            row[f"{v}_mean"] = round(stats.mean(xs), 6) if xs else None
             sd = stats.stdev(xs)
             row[f"{v}_sd"] = None if math.isnan(sd) else round(sd, 6)
-            if ref is not None and row["policy"] != ref_policy:
-                c = stats.compare_groups([m[v] for m in ref], xs)
+            if ref is not None and row["policy"] != ref_policy and xs:
+                c = stats.compare_groups([m[v] for m in ref if m[v] is not None], xs)
                 row[f"{v}_diff_vs_ref"] = None if c["diff"] is None else round(c["diff"], 6)
                 row[f"{v}_p_vs_ref"] = c["p"]
                 row[f"{v}_significant"] = c["significant"]
