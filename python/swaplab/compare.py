@@ -24,12 +24,15 @@ _DERIVED = {"mthp_sizes"}
 
 
 def add_parsers(sub) -> None:
-    c = sub.add_parser("compare", help="compare two results (model vs kernel, policy vs policy)",
+    c = sub.add_parser("compare", help="compare two results (model vs kernel, policy vs policy), or two "
+                                       "groups of repeats (--a/--b: mean, sd, Welch's t-test)",
                        description="Compare two results of the same workload and parameters: per "
                                    "iteration and size both fallback %% and their difference, slot "
                                    "agreement (with both layout dumps) or layout-hash agreement, "
                                    "and the first iteration where they diverge. Exit 0 whether "
-                                   "they agree or not (1 with --fail-on-diff when they do not).")
+                                   "they agree or not (1 with --fail-on-diff when they do not). With "
+                                   "--a A1.json ... --b B1.json ...: two groups of repeats (seeds), per "
+                                   "size mean, sd, B - A and Welch's t-test (docs/statistics.md).")
     c.add_argument("a", metavar="A.json", nargs="?", help="first result")
     c.add_argument("b", metavar="B.json", nargs="?", help="second result")
     c.add_argument("--a", dest="group_a", nargs="+", metavar="A.json",

@@ -168,17 +168,17 @@ def test_bad_input_one_line_exit_2(cli, tmp_path, args, line):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(HAVE_MPL, reason="matplotlib is installed: PNG is allowed")
-def test_png_without_matplotlib_is_refused(cli, tmp_path):
-    out = tmp_path / "h.png"
+@pytest.mark.skipif(HAVE_MPL, reason="matplotlib is installed: plots are drawn")
+def test_plot_without_matplotlib_is_refused(cli, tmp_path):
+    out = tmp_path / "h.svg"
     p = cli("history", "thp-swap-v1", "--plot", str(out))
     assert p.returncode == 2
-    assert p.stderr.splitlines() == [f"swaplab history: error: --plot '{out}': PNG needs matplotlib, "
-                                     "which is not installed (use .svg)"]
+    assert p.stderr.splitlines() == ["swaplab history: error: plots need matplotlib, which is not "
+                                     "installed (pip install 'swaplab[plot]')"]
     assert p.stdout == "" and list(tmp_path.iterdir()) == []
 
 
 def test_help(cli):
     p = cli("history", "--help")
     assert p.returncode == 0 and p.stdout.startswith("usage: swaplab history")
-    assert "--policies" in p.stdout and "--plot" in p.stdout
+    assert "--policy" in p.stdout and "--plot" in p.stdout

@@ -51,3 +51,44 @@ def test_degenerate_groups():
     c = stats.compare_groups([0.0, 0.0], [5.0, 5.0])
     assert c["diff"] == 5.0 and c["diff_pct"] is None and c["t"] is None and c["significant"] is True
     assert stats.compare_groups([1.0], [2.0])["significant"] is None
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory):
+    from conftest import run_cli
+    d = tmp_path_factory.mktemp("seeds")
+    for pol in ("linux-6.12", "linux-6.18"):
+        for s in (1, 2, 3):
+            run_cli("run", "thp-swap-v1", "-s", "--policy", pol, "--seed", str(s), "--iterations", "30",
+                    "--swap-size", "48M", "-q", "--json", str(d / f"{pol}-{s}.json"), check=True)
+    run_cli("run", "thp-swap-v1", "-s", "--seed", "4", "--iterations", "31", "--swap-size", "48M",
+            "-q", "--json", str(d / "other.json"), check=True)
+    return d
+
+
+def test_compare_groups_cli(cli, seeds):
+    import json
+    a = [str(seeds / f"linux-6.12-{s}.json") for s in (1, 2, 3)]
+    b = [str(seeds / f"linux-6.18-{s}.json") for s in (1, 2, 3)]
+    p = cli("compare", "--a", *a, "--b", *b, "--json", "-", check=True)
+    c = json.loads(p.stdout)
+    assert c["schema"] == "swaplab.compare-groups/1" and c["a"]["seeds"] == [1, 2, 3]
+    s = c["sizes"]["64"]["mean_fallback_pct"]
+    means = [json.loads(open(f).read())["summary"]["64"]["mean_fallback_pct"] for f in a]
+    assert s["a"]["n"] == 3 and s["a"]["mean"] == pytest.approx(sum(means) / 3)
+    assert s["a"]["sd"] == pytest.approx(stats.stdev(means))
+    assert s["p"] == pytest.approx(stats.welch(means, [json.loads(open(f).read())["summary"]["64"]
+                                                       ["mean_fallback_pct"] for f in b])["p"])
+    p = cli("compare", "--a", *a, "--b", *b, check=True)
+    assert "A mean ± sd" in p.stdout.splitlines()[3] and "Welch" in p.stdout
+
+
+def test_compare_groups_refusals(cli, seeds):
+    a1, b1 = str(seeds / "linux-6.12-1.json"), str(seeds / "linux-6.18-1.json")
+    p = cli("compare", "--a", a1, b1, "--b", b1)
+    assert p.returncode == 2 and p.stderr == ("swaplab compare: error: group A mixes configurations: "
+                                              "model:linux-6.12, model:linux-6.18\n")
+    p = cli("compare", "--a", a1, "--b", str(seeds / "other.json"))
+    assert p.returncode == 2 and "iterations 30 vs 31" in p.stderr and p.stderr.count("\n") == 1
+    p = cli("compare", "--a", a1)
+    assert p.returncode == 2 and p.stderr == "swaplab compare: error: --a and --b go together\n"
