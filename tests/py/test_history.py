@@ -182,3 +182,16 @@ def test_help(cli):
     p = cli("history", "--help")
     assert p.returncode == 0 and p.stdout.startswith("usage: swaplab history")
     assert "--policy" in p.stdout and "--plot" in p.stdout
+
+
+def test_plot_refused_when_matplotlib_is_missing(monkeypatch, capsys, tmp_path):
+    """Without matplotlib (the [plot] extra), every plot option refuses in one line."""
+    import sys
+    from swaplab import cli
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # import matplotlib raises ImportError
+    for argv in (["history", "thp-swap-v1", "--iterations", "1", "--plot", str(tmp_path / "h.svg")],
+                 ["plot", str(tmp_path / "r.json"), "-o", str(tmp_path / "p.png")]):
+        assert cli.main(argv) == 2
+        assert capsys.readouterr().err == (f"swaplab {argv[0]}: error: plots need matplotlib, which is not "
+                                          "installed (pip install 'swaplab[plot]')\n")
+    assert list(tmp_path.iterdir()) == []
