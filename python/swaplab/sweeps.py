@@ -294,6 +294,21 @@ def read_done(path: str) -> dict:
     return done
 
 
+def _refused_by_policy(cell: dict, spec: dict) -> bool:
+    """True when another policy of the spec accepts the cell's options: the
+    cell's policy refuses them (a device kind it does not model)."""
+    opts = {k: v for k, v in cell.items() if k not in ("workload", "policy")}
+    for pol in spec["policy"]:
+        if pol == cell["policy"]:
+            continue
+        try:
+            params_from_options(cell["workload"], pol, **opts)
+            return True
+        except ParamError:
+            continue
+    return False
+
+
 def _ends_with_newline(path: str) -> bool:
     with open(path, "rb") as f:
         f.seek(-1, os.SEEK_END)
@@ -308,7 +323,18 @@ def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=
     grid = cells(spec)
     metrics = spec["metrics"]
     checked = {}
-    tasks = [_task(c, metrics, checked) for c in grid]
+    tasks, skipped = [], []
+    for c in grid:
+        try:
+            tasks.append(_task(c, metrics, checked))
+        except ParamError as e:
+            if not _refused_by_policy(c, spec):
+                raise
+            skipped.append({"cell": cell_id(c), "policy": c["policy"], "device": c["device"],
+                            "reason": str(e)})
+    if not tasks:
+        raise ParamError(f"no cell can run: {skipped[0]['reason']}")
+    grid = [c for c in grid if cell_id(c) not in {s["cell"] for s in skipped}]
     os.makedirs(out_dir, exist_ok=True)
     check_writable(os.path.join(out_dir, "table.csv"), "sweep output")
     done_path = os.path.join(out_dir, "cells.jsonl")
@@ -353,7 +379,10 @@ def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "machine": machine_info(), "versions": versions(), "spec": spec,
             "cells": len(tasks), "cells_run": n, "cells_resumed": len(tasks) - n,
-            "rows": len(rows), "backend": "ray" if use_ray else "process-pool", "workers": workers,
+            "rows": len(rows),
+            # cells a policy refuses (a device kind it does not model), as history skips them
+            "skipped": skipped,
+            "backend": "ray" if use_ray else "process-pool", "workers": workers,
             "wall_seconds": round(wall, 6),
             "cells_per_second": round(n / wall, 3) if wall > 0 and n else None,
             # the share of the workers' time spent inside the C runs: 1.0
@@ -556,6 +585,8 @@ def main(a) -> int:
     meta = run_sweep(spec, a.out, jobs=jobs, use_ray=a.ray is not None, ray_address=a.ray or None,
                      quiet=a.quiet, resume=not a.fresh)
     if not a.quiet:
+        for sk in meta["skipped"]:
+            print(f"sweep: skipped {sk['policy']} on {sk['device']}: {sk['reason']}", file=sys.stderr)
         rate = meta["cells_per_second"]
         print(f"sweep: {meta['cells']} cells ({meta['cells_resumed']} resumed), {meta['rows']} rows "
               f"in {a.out}/table.csv; {meta['wall_seconds']:.1f} s"

@@ -108,3 +108,29 @@ def test_ray_table_equals_process_pool(cli, tmp_path):
     cli("sweep", "-o", str(tmp_path / "ray"), "--ray", *args, check=True, timeout=600)
     assert (tmp_path / "ray" / "table.csv").read_text() == (tmp_path / "pool" / "table.csv").read_text()
     assert json.loads((tmp_path / "ray" / "sweep.json").read_text())["backend"] == "ray"
+
+
+def test_cells_a_policy_refuses_are_skipped(monkeypatch, tmp_path):
+    """Cells a policy refuses (a device kind it does not model) are skipped,
+    as history skips them; a grid with no runnable cell is refused. No
+    policy refuses a device kind today, so the core's refusal is stood in for."""
+    from swaplab import params
+    real = params._core.validate
+
+    def validate(policy, **kw):
+        if policy == "linux-6.10" and kw["device"] == "hdd":
+            raise ValueError("policy linux-6.10 does not model this device kind (hdd)")
+        return real(policy=policy, **kw)
+
+    monkeypatch.setattr(params._core, "validate", validate)
+    spec = sweeps.normalize_spec({"policy": ["linux-6.10", "linux-6.18"], "device": ["zram", "hdd"],
+                                  "iterations": 3})
+    meta = sweeps.run_sweep(spec, str(tmp_path / "s"), jobs=1, quiet=True)
+    assert [(r["policy"], r["device"]) for r in meta["rows_data"]] == [
+        ("linux-6.10", "zram"), ("linux-6.18", "zram"), ("linux-6.18", "hdd")]
+    assert [(s["policy"], s["device"], s["reason"]) for s in meta["skipped"]] == [
+        ("linux-6.10", "hdd", "policy linux-6.10 does not model this device kind (hdd)")]
+    spec = sweeps.normalize_spec({"policy": "linux-6.10", "device": "hdd"})
+    with pytest.raises(sweeps.ParamError, match="policy linux-6.10 does not model"):
+        sweeps.run_sweep(spec, str(tmp_path / "t"), jobs=1, quiet=True)
+    assert not (tmp_path / "t").exists()
