@@ -123,8 +123,12 @@ def cells(spec: dict) -> list:
     return [dict(zip(AXES, combo)) for combo in itertools.product(*(spec[k] for k in AXES))]
 
 
-def cell_id(cell: dict) -> str:
-    return hashlib.sha1(json.dumps(cell, sort_keys=True).encode()).hexdigest()[:16]
+def cell_id(cell: dict, metrics: bool = False) -> str:
+    """A cell's name in cells.jsonl and the table: a hash of its parameters
+    (and of metrics, when on: a cell run without them is not resumed as one
+    with them)."""
+    key = dict(cell, metrics=True) if metrics else cell
+    return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _task(cell: dict, metrics: bool, checked: dict | None = None) -> tuple:
@@ -139,7 +143,7 @@ def _task(cell: dict, metrics: bool, checked: dict | None = None) -> tuple:
         if checked is not None:
             checked[key] = wp
     kw = dict(wp.core_kwargs(), seed=cell["seed"])
-    return (cell_id(cell), cell["policy"], kw, list(wp.mthp_kb), metrics)
+    return (cell_id(cell, metrics), cell["policy"], kw, list(wp.mthp_kb), metrics)
 
 
 # ------------------------------------------------------------------ cells
@@ -319,7 +323,7 @@ def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=
               use_ray: bool = False, quiet: bool = False, resume: bool = True) -> dict:
     """Runs every cell of a normalized spec not yet in out_dir; writes the
     table, the aggregate and the metadata. Returns the metadata with
-    'rows' (the table as dicts)."""
+    'rows_data' (the table as dicts) and 'agg_data' (the aggregate)."""
     grid = cells(spec)
     metrics = spec["metrics"]
     checked = {}
@@ -330,11 +334,12 @@ def run_sweep(spec: dict, out_dir: str, *, jobs: int | None = None, ray_address=
         except ParamError as e:
             if not _refused_by_policy(c, spec):
                 raise
-            skipped.append({"cell": cell_id(c), "policy": c["policy"], "device": c["device"],
+            skipped.append({"cell": cell_id(c, metrics), "policy": c["policy"], "device": c["device"],
                             "reason": str(e)})
     if not tasks:
         raise ParamError(f"no cell can run: {skipped[0]['reason']}")
-    grid = [c for c in grid if cell_id(c) not in {s["cell"] for s in skipped}]
+    gone = {sk["cell"] for sk in skipped}
+    grid = [c for c in grid if cell_id(c, metrics) not in gone]
     os.makedirs(out_dir, exist_ok=True)
     check_writable(os.path.join(out_dir, "table.csv"), "sweep output")
     done_path = os.path.join(out_dir, "cells.jsonl")
@@ -415,7 +420,7 @@ def columns(metrics: bool) -> list:
 def table_rows(grid: list, done: dict, metrics: bool) -> list:
     rows = []
     for c in grid:
-        cid = cell_id(c)
+        cid = cell_id(c, metrics)
         for r in done[cid]:
             row = {"cell": cid, **c, **r}
             rows.append({k: row.get(k) for k in columns(metrics)})

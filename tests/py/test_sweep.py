@@ -56,6 +56,9 @@ def test_resume_skips_finished_cells_and_table_is_the_same(cli, tmp_path):
     cli(*args, "--seed", "4", check=True)   # the grid grows by seed 4: one cell to run
     meta = json.loads((out / "sweep.json").read_text())
     assert meta["cells"] == 4 and meta["cells_run"] == 1
+    cli(*args, "--metrics", check=True)      # cells without metrics are not cells with them
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["cells_run"] == 3 and all(r["final_bluestore_score"] for r in _table(out))
 
 
 def test_toml_spec_metrics_and_aggregate(cli, tmp_path):
