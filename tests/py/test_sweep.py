@@ -137,3 +137,28 @@ def test_cells_a_policy_refuses_are_skipped(monkeypatch, tmp_path):
     with pytest.raises(sweeps.ParamError, match="policy linux-6.10 does not model"):
         sweeps.run_sweep(spec, str(tmp_path / "t"), jobs=1, quiet=True)
     assert not (tmp_path / "t").exists()
+
+
+def test_ctrl_c_keeps_finished_cells(cli, tmp_path, root):
+    """SIGINT: exit 130, the finished cells stay in cells.jsonl and a re-run
+    resumes them."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "s"
+    args = ["sweep", "-q", "-o", str(out), "--seed", "1-300", "--iterations", "50", "-j", "2"]
+    p = subprocess.Popen([sys.executable, "-m", "swaplab.cli", *args], cwd=root,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = out / "cells.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not log.exists() or log.read_text().count("\n") < 3):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and err == "swaplab: interrupted\n"
+    kept = log.read_text().count("\n")
+    assert 3 <= kept < 300
+    cli(*args, check=True)
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["cells_resumed"] >= kept and meta["cells"] == 300
