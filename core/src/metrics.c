@@ -123,16 +123,21 @@ void sl_frag_add_map(sl_frag_metrics *m, const uint8_t *map, uint64_t nslots)
 
 void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d)
 {
+	uint32_t hist[SL_CF_DISCARD + 1][SL_NR_ORDERS] = { { 0 } };
+	uint64_t empty = 0;
+
+	/* the loop keeps its counts in locals: a device of 16 GiB has 8192
+	 * clusters to walk every iteration, most of them empty or full */
 	m->has_clusters = 1;
 	for (uint32_t c = 0; c < d->nr_clusters; c++) {
 		const sl_cluster *ci = &d->ci[c];
-		m->clusters[ci->flags][ci->order]++;
+		hist[ci->flags][ci->order]++;
 		if (ci->count == SL_CLUSTER) {
 			extent_end(m);
 		} else if (ci->count == 0 && ci->flags == SL_CF_FREE) {
-			/* an empty cluster: every aligned range free, the extent goes on */
-			for (int k = 0; k < SL_NR_ORDERS; k++)
-				m->free_aligned[k] += SL_CLUSTER >> k;
+			/* an empty cluster: every aligned range free (counted
+			 * below), the extent goes on */
+			empty++;
 			m->run += SL_CLUSTER;
 		} else {
 			/* the same as sl_frag_add_map over this cluster, without
@@ -144,6 +149,11 @@ void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d)
 			add_bits(m, f);
 		}
 	}
+	for (int k = 0; k < SL_NR_ORDERS; k++)
+		m->free_aligned[k] += empty * (SL_CLUSTER >> k);
+	for (int f = 0; f <= SL_CF_DISCARD; f++)
+		for (int k = 0; k < SL_NR_ORDERS; k++)
+			m->clusters[f][k] += hist[f][k];
 	extent_end(m);
 }
 
