@@ -55,6 +55,17 @@ static void iter_end(run_ctx *c)
 		ir->dev_inuse[t] = c->s->dev[t]->inuse_pages;
 	for (uint64_t i = 0; i < c->res->npages; i++)
 		ir->swapped_pages += c->layout[i] != SL_NOT_SWAPPED;
+	if (c->res->frag) {
+		sl_frag_init(&c->res->frag[c->it - 1]);
+		sl_frag_add_set(&c->res->frag[c->it - 1], c->s);
+		sl_frag_finish(&c->res->frag[c->it - 1]);
+	}
+	if (c->res->cmap) {
+		const sl_device *d = c->s->dev[0];
+		uint8_t *row = c->res->cmap + (size_t)(c->it - 1) * c->res->cmap_clusters;
+		for (uint32_t k = 0; k < c->res->cmap_clusters; k++)
+			row[k] = (uint8_t)(d->ci[k].flags << 4 | d->ci[k].order);
+	}
 	c->base = *st;
 }
 
@@ -156,7 +167,15 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	res->max_slots = max;
 	res->iter = calloc((size_t)p->iterations + 1, sizeof(sl_iter_result));
 	c.layout = calloc(res->npages + 1, sizeof(uint64_t));
-	if (!c.p || !res->iter || !c.layout) {
+	if (p->metrics) {
+		res->frag = calloc((size_t)p->iterations + 1, sizeof(sl_frag_metrics));
+		if (c.s->dev[0]->nr_clusters <= SL_CMAP_MAX) {
+			res->cmap_clusters = c.s->dev[0]->nr_clusters;
+			res->cmap = calloc((size_t)p->iterations + 1, res->cmap_clusters);
+		}
+	}
+	if (!c.p || !res->iter || !c.layout ||
+	    (p->metrics && (!res->frag || (res->cmap_clusters && !res->cmap)))) {
 		snprintf(msg, len, "out of memory for the run");
 		goto out;
 	}
@@ -211,6 +230,10 @@ void sl_run_result_free(sl_run_result *res)
 {
 	free(res->iter);
 	free(res->layout);
+	free(res->frag);
+	free(res->cmap);
+	res->frag = NULL;
+	res->cmap = NULL;
 	res->iter = NULL;
 	res->layout = NULL;
 }

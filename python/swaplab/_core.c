@@ -55,22 +55,22 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 	static char *names[] = { "workload", "policy", "swap_bytes", "mthp_mask", "small_folios",
 				 "aligned_swapin", "iterations", "seed", "rng", "cpu",
 				 "region_a_bytes", "region_b_bytes", "check", "device", "cpus",
-				 "migrate_every", "swap_prio", "extra_swap", NULL };
+				 "migrate_every", "swap_prio", "extra_swap", "metrics", NULL };
 	const char *workload = NULL, *rng = "default", *device = "zram";
 	unsigned long long swap = 0, seed = 1, ra = 0, rb = 0;
 	unsigned int mask = 1u << 4;
 	int small = 0, aligned = 0, iters = 100, cpu = 0, cpus = 1;
 	unsigned int migrate = 0;
-	int prio = -1;
+	int prio = -1, metrics = 0;
 	PyObject *extra = NULL;
 	PyObject *empty = PyTuple_New(0);
 
 	*policy = "linux-6.18";
 	*check = 0;
-	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiIiO", names, &workload,
+	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiIiOp", names, &workload,
 					     policy, &swap, &mask, &small, &aligned, &iters, &seed,
 					     &rng, &cpu, &ra, &rb, check, &device, &cpus, &migrate,
-					     &prio, &extra);
+					     &prio, &extra, &metrics);
 	Py_DECREF(empty);
 	if (!ok)
 		return -1;
@@ -90,6 +90,7 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 	p->cpu = cpu;
 	p->cpus = cpus;
 	p->migrate_every = migrate;
+	p->metrics = metrics;
 	if (ra)
 		p->region_a_bytes = ra;
 	if (rb)
@@ -165,6 +166,44 @@ static PyObject *iter_dict(const sl_iter_result *ir, int ndev)
 			Py_CLEAR(d);
 		Py_XDECREF(l);
 	}
+	return d;
+}
+
+static PyObject *i32_list(const int32_t *v, int n, double scale)
+{
+	PyObject *l = PyList_New(n);
+	for (int i = 0; l && i < n; i++)
+		PyList_SET_ITEM(l, i, PyFloat_FromDouble(v[i] * scale));
+	return l;
+}
+
+/* One sl_frag_metrics as the result files' "frag" object (docs/metrics.md). */
+static PyObject *frag_dict(const sl_frag_metrics *m)
+{
+	PyObject *d = Py_BuildValue("{s:K,s:N,s:N,s:N,s:N,s:K,s:K,s:d}", "free_slots",
+				    (unsigned long long)m->free_slots, "free_aligned",
+				    u64_list(m->free_aligned, SL_NR_ORDERS), "free_blocks",
+				    u64_list(m->free_blocks, SL_NR_ORDERS), "unusable_index",
+				    i32_list(m->unusable_index, SL_NR_ORDERS, 1e-3),
+				    "fragmentation_index", i32_list(m->frag_index, SL_NR_ORDERS, 1e-3),
+				    "free_extents", (unsigned long long)m->free_extents,
+				    "largest_free_extent", (unsigned long long)m->largest_extent,
+				    "bluestore_score", m->bluestore_score);
+	if (!d || !m->has_clusters)
+		return d;
+	static const char *const state[] = { "isolated", "free", "nonfull", "frag", "full", "discard" };
+	PyObject *cl = PyDict_New();
+	for (int f = 0; cl && f <= SL_CF_DISCARD; f++) {
+		PyObject *l = PyList_New(SL_NR_ORDERS);
+		for (int o = 0; l && o < SL_NR_ORDERS; o++)
+			PyList_SET_ITEM(l, o, PyLong_FromUnsignedLong(m->clusters[f][o]));
+		if (!l || PyDict_SetItemString(cl, state[f], l) < 0)
+			Py_CLEAR(cl);
+		Py_XDECREF(l);
+	}
+	if (!cl || PyDict_SetItemString(d, "clusters", cl) < 0)
+		Py_CLEAR(d);
+	Py_XDECREF(cl);
 	return d;
 }
 
@@ -263,11 +302,43 @@ static int run_with_hooks(const sl_wl_params *p, const sl_policy *pol, int check
 	return rc;
 }
 
+/* One iteration's dict, with its fragmentation metrics (and the model's
+ * cluster map) when the run kept them (metrics on). */
+static PyObject *run_iter_dict(const sl_run_result *res, int i)
+{
+	PyObject *it = iter_dict(&res->iter[i], res->ndev);
+
+	if (it && res->frag) {
+		PyObject *f = frag_dict(&res->frag[i]);
+		if (f && res->cmap) {
+			/* the cluster map: two hex digits (flags, order) a cluster */
+			static const char hex[] = "0123456789abcdef";
+			const uint8_t *row = res->cmap + (size_t)i * res->cmap_clusters;
+			PyObject *txt = PyUnicode_New((Py_ssize_t)res->cmap_clusters * 2, 127);
+			if (txt) {
+				for (uint32_t k = 0; k < res->cmap_clusters; k++) {
+					PyUnicode_WRITE(PyUnicode_1BYTE_KIND, PyUnicode_DATA(txt), 2 * k,
+							hex[row[k] >> 4]);
+					PyUnicode_WRITE(PyUnicode_1BYTE_KIND, PyUnicode_DATA(txt), 2 * k + 1,
+							hex[row[k] & 15]);
+				}
+			}
+			if (!txt || PyDict_SetItemString(f, "cluster_map", txt) < 0)
+				Py_CLEAR(f);
+			Py_XDECREF(txt);
+		}
+		if (!f || PyDict_SetItemString(it, "frag", f) < 0)
+			Py_CLEAR(it);
+		Py_XDECREF(f);
+	}
+	return it;
+}
+
 static PyObject *run_result_dict(const sl_run_result *res, int stopped, int signo)
 {
 	PyObject *iters = PyList_New(res->iterations);
 	for (int i = 0; iters && i < res->iterations; i++) {
-		PyObject *d = iter_dict(&res->iter[i], res->ndev);
+		PyObject *d = run_iter_dict(res, i);
 		if (!d) {
 			Py_CLEAR(iters);
 			break;
@@ -514,6 +585,22 @@ static PyObject *py_layout_hash(PyObject *self, PyObject *arg)
 	return PyLong_FromUnsignedLongLong(h);
 }
 
+static PyObject *py_frag_metrics(PyObject *self, PyObject *arg)
+{
+	(void)self;
+	Py_buffer b;
+	sl_frag_metrics m;
+	if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE))
+		return NULL;
+	sl_frag_init(&m);
+	Py_BEGIN_ALLOW_THREADS
+	sl_frag_add_map(&m, b.buf, (uint64_t)b.len);
+	sl_frag_finish(&m);
+	Py_END_ALLOW_THREADS
+	PyBuffer_Release(&b);
+	return frag_dict(&m);
+}
+
 static PyMethodDef methods[] = {
 	{ "policies", py_policies, METH_NOARGS, "Every policy: name, summary, kernel." },
 	{ "workloads", py_workloads, METH_NOARGS, "Every workload name." },
@@ -525,6 +612,8 @@ static PyMethodDef methods[] = {
 	{ "bench_threads", (PyCFunction)(void (*)(void))py_bench_threads, METH_VARARGS | METH_KEYWORDS,
 	  "Multi-threaded churn under the policy's locks." },
 	{ "layout_hash", py_layout_hash, METH_O, "FNV-1a 64 of a layout dump." },
+	{ "frag_metrics", py_frag_metrics, METH_O,
+	  "Fragmentation metrics of a slot map: one byte per slot, 0 = free (docs/metrics.md)." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -23,13 +23,16 @@ def add_parsers(bsub) -> None:
     a = bsub.add_parser("alloc", help="alloc/free churn and thp-swap-v1 run time",
                         description="Order-k alloc/free churn at several device sizes and fills; "
                                     "prints a table, writes JSON with --json.")
-    a.add_argument("--policy", default="linux-6.18")
-    a.add_argument("--sizes", default="64M,4G,1T", help="device sizes (default 64M,4G,1T)")
-    a.add_argument("--fills", default="50,95", help="fill levels in percent (default 50,95)")
+    a.add_argument("--policy", action="append", metavar="A[,B]", default=None,
+                   help="policies (repeatable or comma list; default linux-6.18)")
+    a.add_argument("--sizes", "--size", dest="sizes", default="64M,4G,1T",
+                   help="device sizes, comma list (default 64M,4G,1T)")
+    a.add_argument("--fills", "--fill", dest="fills", default="50,95",
+                   help="fill levels in percent, comma list (default 50,95)")
     a.add_argument("--orders", default="0,4", help="allocation orders (default 0,4)")
     a.add_argument("--pairs", default="4000000", help="free+alloc pairs per case (default 4000000)")
     a.add_argument("--runs", default="5", help="thp-swap-v1 runs to time (default 5; 0 skips)")
-    a.add_argument("--seed", default="1")
+    a.add_argument("--seed", default="1", help="seed of the churn's random picks (default 1)")
     a.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
 
 
@@ -42,14 +45,47 @@ def add_parsers(bsub) -> None:
     t.add_argument("--threads", default=None, help="thread counts (default 1,2,4,... up to the CPUs)")
     t.add_argument("--orders", default="0,4", help="one case per order (default 0,4)")
     t.add_argument("--mix", default=None, help="an extra mixed case: orders drawn from this list, e.g. 0,0,0,4")
-    t.add_argument("--fill", default="50,95", help="fill levels in percent (default 50,95)")
-    t.add_argument("--size", default="4G", help="device size (default 4G)")
+    t.add_argument("--fills", "--fill", dest="fill", default="50,95",
+                   help="fill levels in percent, comma list (default 50,95)")
+    t.add_argument("--size", "--sizes", dest="size", default="4G", help="device size, one (default 4G)")
     t.add_argument("--ops", default="1000000", help="order-0 pairs per thread (order k: >> k; default 1000000)")
-    t.add_argument("--seed", default="1")
+    t.add_argument("--seed", default="1", help="seed of the churn's random picks (default 1)")
     t.add_argument("--victims", default="any", choices=["any", "recent"],
                    help=f"which folio a pair frees: any of the CPU's (default) or one of its {_core.BT_RECENT} newest")
     t.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
-    t.add_argument("--plot", metavar="PATH", help="an SVG of ops/s against threads")
+    t.add_argument("--plot", metavar="PATH",
+                   help="speedup against threads with the ideal line: PATH.png, .svg or .pdf (matplotlib); "
+                        "several runs' JSON files: swaplab plot")
+
+
+    w = bsub.add_parser("sweep", help="sweep throughput: cells/s on one worker and on every core",
+                        description="Runs the same sweep (thp-swap-v1 on linux-6.18, one cell per "
+                                    "seed) on one worker and on --workers; prints cells/s, the "
+                                    "speedup and the parallel efficiency (speedup / workers).")
+    w.add_argument("--cells", default="200", help="cells (seeds) in the sweep (default 200)")
+    w.add_argument("--iterations", default="100", help="iterations per cell (default 100)")
+    w.add_argument("--workers", default=None, help="workers of the parallel run (default: every core)")
+    w.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
+
+
+def main_sweep(a) -> int:
+    import os
+    from . import sweeps as sweep
+    cells = parse_count(a.cells, "--cells", 1, 10 ** 7)
+    iters = parse_count(a.iterations, "--iterations", 1, 100000)
+    workers = parse_count(a.workers, "--workers", 1, 4096) if a.workers else (os.cpu_count() or 1)
+    if a.json:
+        check_writable(a.json, "--json")
+    out = sweep.bench(cells, iters, workers)
+    if a.json != "-":
+        for r in out["results"]:
+            print(f"{r['workers']:>3} workers: {r['cells_per_second']:8.1f} cells/s "
+                  f"({r['wall_seconds']:.2f} s, workers busy {100 * r['busy_fraction']:.0f} %)")
+        print(f"speedup {out['speedup']:.2f}x on {workers} workers, parallel efficiency "
+              f"{out['parallel_efficiency']:.2f}")
+    if a.json:
+        write_json(a.json, out)
+    return 0
 
 
 def _list(text: str, conv, what: str, unique: bool = True) -> list:
@@ -139,7 +175,10 @@ def run_alloc(policy: str, sizes: list, fills: list, orders: list, pairs: int, r
 def main(a) -> int:
     if a.bench == "threads":
         return main_threads(a)
-    check_policy_name(a.policy)
+    if a.bench == "sweep":
+        return main_sweep(a)
+    from .params import parse_policy_list
+    policies = parse_policy_list(a.policy or ["linux-6.18"])
     sizes = _list(a.sizes, _size, "--sizes")
     fills = _list(a.fills, _fill, "--fills")
     orders = _list(a.orders, _order, "--orders")
@@ -156,13 +195,20 @@ def main(a) -> int:
                   f"{row['ops_per_sec'] / 1e6:8.2f} M pairs/s  {row['ns_per_op']:7.1f} ns/pair  "
                   f"(fill took {row['fill_seconds']:.2f} s, {row['failures']} failures)", flush=True)
 
-    out = run_alloc(a.policy, sizes, fills, orders, pairs, runs, seed, progress)
-    if not quiet and "thp_swap_v1" in out:
-        t = out["thp_swap_v1"]
-        print(f"thp-swap-v1, {t['iterations']} iterations: min {t['seconds_min'] * 1000:.1f} ms, "
-              f"median {t['seconds_median'] * 1000:.1f} ms over {t['runs']} runs")
+    outs = []
+    for policy in policies:
+        if not quiet and len(policies) > 1:
+            print(f"# {policy}", flush=True)
+        out = run_alloc(policy, sizes, fills, orders, pairs, runs, seed, progress)
+        if not quiet and "thp_swap_v1" in out:
+            t = out["thp_swap_v1"]
+            print(f"thp-swap-v1, {t['iterations']} iterations: min {t['seconds_min'] * 1000:.1f} ms, "
+                  f"median {t['seconds_median'] * 1000:.1f} ms over {t['runs']} runs")
+        outs.append(out)
     if a.json:
-        write_json(a.json, out)
+        # one policy: its result as before; several: {"runs": [one per policy]}
+        write_json(a.json, outs[0] if len(outs) == 1 else
+                   {"schema": SCHEMA, "bench": "alloc", "swaplab_version": __version__, "runs": outs})
     return 0
 
 
@@ -260,32 +306,13 @@ def run_threads(policies, threads, cases, fills, size, ops, seed, progress=None,
             "targets": thread_targets(results)}
 
 
-def thread_plot(out: dict) -> str:
-    from .plot import line_chart_svg
-    series = {}
-    for r in out["results"]:
-        key = f"{r['policy']} {r['case']} {r['fill_pct']}%"
-        series.setdefault(key, ([], []))
-        series[key][0].append(r["threads"])
-        series[key][1].append(r["ops_per_sec"] / 1e6)
-    cpus = out["machine"]["cpus"]
-    return line_chart_svg(f"swaplab bench threads: free+alloc pairs per second ({cpus} CPUs, "
-                          f"{out['size_bytes'] >> 30}G device, victims: {out['victims']})",
-                          "threads (one CPU each)", "million pairs per second",
-                          [(k, xs, ys) for k, (xs, ys) in series.items()])
-
-
 def main_threads(a) -> int:
     known = concurrent_policies()
-    policies = []
-    for item in a.policy or [",".join(known)]:
-        for name in _list(item, lambda t, what: t, "--policy", unique=False):
-            check_policy_name(name)
-            if name not in known:
-                raise ParamError(f"policy {name} has no concurrent mode (those that do: {', '.join(known)})")
-            if name in policies:
-                raise ParamError(f"--policy names {name} twice")
-            policies.append(name)
+    from .params import parse_policy_list
+    policies = parse_policy_list(a.policy or [",".join(known)])
+    for name in policies:
+        if name not in known:
+            raise ParamError(f"policy {name} has no concurrent mode (those that do: {', '.join(known)})")
     cpus = os.cpu_count() or 1
     if a.threads is not None:
         threads = _list(a.threads, _threads, "--threads")
@@ -304,9 +331,10 @@ def main_threads(a) -> int:
     size = _size(a.size, "--size")
     ops = parse_count(a.ops, "--ops", 1, 10 ** 12)
     seed = parse_count(a.seed, "--seed")
-    if a.plot is not None and not a.plot.endswith(".svg"):
-        raise ParamError(f"--plot '{shown_path(a.plot)}' must end in .svg")
     check_outputs([("--json", a.json), ("--plot", a.plot)])
+    if a.plot:
+        from .plot import check_plot_path
+        check_plot_path(a.plot, "--plot")
     check_thread_cases(size, fills, threads, cases, ops)
     quiet = a.json == "-"
 
@@ -328,5 +356,6 @@ def main_threads(a) -> int:
     if a.json:
         write_json(a.json, out)
     if a.plot:
-        write_output(a.plot, thread_plot(out), "--plot")
+        from .plot import save, speedup_figure
+        save(speedup_figure([out]), a.plot)
     return 0

@@ -118,7 +118,7 @@ def _cmd_run(a) -> int:
                       keep_going=bool(a.layout_dump or (a.json and a.json != "-")))
     live.header({"source": "model", "policy": a.policy, "workload": wp.workload,
                  "params": wp.as_json(), "sizes_kb": wp.mthp_kb})
-    res, layout = run_model(wp, a.policy, check=a.check, on_iteration=live.iteration,
+    res, layout = run_model(wp, a.policy, check=a.check, metrics=a.metrics, on_iteration=live.iteration,
                             catch_signals=threading.current_thread() is threading.main_thread(),
                             stopped_by="stdout closed")
     live.summary(res)
@@ -150,7 +150,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="swaplab", description="A laboratory for the Linux swap-slot allocator.")
     p.add_argument("--version", action="version", version=f"swaplab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
 
     r = sub.add_parser("run", help="run a workload on the model",
                        description="Run a workload on the allocator model; prints the per-iteration "
@@ -165,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=["table", "published"], default="table",
                    help="table: a row per iteration and a summary (default); published: the "
                         "published test program's 'Iteration N: swpout inc: ...' lines")
+    r.add_argument("--metrics", action="store_true",
+                   help="fragmentation metrics per iteration in the result (docs/metrics.md)")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     r.set_defaults(func=_cmd_run)
 
@@ -194,12 +195,20 @@ def build_parser() -> argparse.ArgumentParser:
     from . import history as _history
     _history.add_parsers(sub)
 
+    from . import sweeps as _sweep, plot as _plot
+    _sweep.add_parsers(sub)
+    _plot.add_parsers(sub)
+
     return p
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
+    if a.command is None:
+        # bare `swaplab`: the commands
+        parser.print_help()
+        return 0
     try:
         rc = a.func(a) or 0
         sys.stdout.flush()           # a full or closed stdout is reported here

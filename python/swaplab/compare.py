@@ -24,14 +24,22 @@ _DERIVED = {"mthp_sizes"}
 
 
 def add_parsers(sub) -> None:
-    c = sub.add_parser("compare", help="compare two results (model vs kernel, policy vs policy)",
+    c = sub.add_parser("compare", help="compare two results (model vs kernel, policy vs policy), or two "
+                                       "groups of repeats (--a/--b: mean, sd, Welch's t-test)",
                        description="Compare two results of the same workload and parameters: per "
                                    "iteration and size both fallback %% and their difference, slot "
                                    "agreement (with both layout dumps) or layout-hash agreement, "
                                    "and the first iteration where they diverge. Exit 0 whether "
-                                   "they agree or not (1 with --fail-on-diff when they do not).")
-    c.add_argument("a", metavar="A.json", help="first result")
-    c.add_argument("b", metavar="B.json", help="second result")
+                                   "they agree or not (1 with --fail-on-diff when they do not). With "
+                                   "--a A1.json ... --b B1.json ...: two groups of repeats (seeds), per "
+                                   "size mean, sd, B - A and Welch's t-test (docs/statistics.md).")
+    c.add_argument("a", metavar="A.json", nargs="?", help="first result")
+    c.add_argument("b", metavar="B.json", nargs="?", help="second result")
+    c.add_argument("--a", dest="group_a", nargs="+", metavar="A.json",
+                   help="group A: repeats of one configuration (seeds or repeated kernel runs); "
+                        "with --b, per size mean, sd, B - A and Welch's t-test (docs/statistics.md)")
+    c.add_argument("--b", dest="group_b", nargs="+", metavar="B.json", help="group B (with --a)")
+    c.add_argument("--alpha", default="0.05", help="significance level of the groups' t-test (default 0.05)")
     c.add_argument("--json", metavar="PATH", help="write the comparison as JSON ('-' for stdout)")
     c.add_argument("--fail-on-diff", action="store_true", help="exit 1 when the results disagree")
     c.add_argument("--layout-a", metavar="PATH", help="layout dump of A (--layout-dump)")
@@ -237,7 +245,101 @@ def print_compare(c: dict, out=sys.stdout) -> None:
         print(f"first divergence: iteration {fd['iteration']} ({' and '.join(fd['what'])})", file=out)
 
 
+GROUP_SCHEMA = "swaplab.compare-groups/1"
+GROUP_VALUES = [("mean_fallback_pct", "mean fallback %"), ("last10_mean_fallback_pct", "last-10 fallback %"),
+                ("max_fallback_pct", "max fallback %")]
+
+
+def check_group_comparable(ga: list, gb: list) -> None:
+    """Every run of both groups ran the same workload and parameters but the
+    seed; each group is one configuration (source and policy)."""
+    def no_seed(r):
+        return dict(r, params={k: v for k, v in r["params"].items() if k != "seed"})
+
+    first_name, first = ga[0]
+    for name, r in ga[1:] + gb:
+        check_comparable(no_seed(first), no_seed(r), first_name, name)
+    for label, g in (("A", ga), ("B", gb)):
+        confs = {(r.get("source"), r.get("policy")) for _, r in g}
+        if len(confs) > 1:
+            raise ParamError(f"group {label} mixes configurations: "
+                             + ", ".join(sorted(f"{s}:{p}" for s, p in confs)))
+
+
+def compare_groups(ga: list, gb: list, alpha: float = 0.05) -> dict:
+    """ga, gb: [(name, result)]. Per size and value, mmtests' table: both
+    groups' mean and sd, B - A and Welch's t-test (stats.compare_groups)."""
+    from . import stats
+    check_group_comparable(ga, gb)
+    ra = ga[0][1]
+    sizes = ra["sizes_kb"]
+    out = {"schema": GROUP_SCHEMA, "workload": ra["workload"],
+           "params": {k: v for k, v in ra["params"].items() if k != "seed"}, "sizes_kb": sizes,
+           "alpha": alpha, "sizes": {}}
+    for label, g in (("a", ga), ("b", gb)):
+        out[label] = {"files": [n for n, _ in g], "source": g[0][1].get("source"),
+                      "policy": g[0][1].get("policy"), "seeds": [r["params"].get("seed") for _, r in g]}
+    for kb in sizes:
+        out["sizes"][str(kb)] = {
+            v: stats.compare_groups([r["summary"][str(kb)][v] for _, r in ga],
+                                    [r["summary"][str(kb)][v] for _, r in gb], alpha)
+            for v, _ in GROUP_VALUES}
+    return out
+
+
+def _f(v, fmt="{:.2f}") -> str:
+    return "-" if v is None else fmt.format(v)
+
+
+def print_compare_groups(c: dict, out=sys.stdout) -> None:
+    for label in ("a", "b"):
+        g = c[label]
+        print(f"# {label.upper()}: {g['source']}:{g['policy']}, {len(g['files'])} runs, seeds "
+              f"{','.join(map(str, g['seeds']))}", file=out)
+    print(f"# {c['workload']}; Welch's t-test, two-sided, * where p < {c['alpha']:g}", file=out)
+    rows = []
+    for kb in c["sizes_kb"]:
+        for v, lab in GROUP_VALUES:
+            s = c["sizes"][str(kb)][v]
+            rows.append({"size": report.size_label(kb), "value": lab,
+                         "a": f"{_f(s['a']['mean'])} ± {_f(s['a']['sd'])}",
+                         "b": f"{_f(s['b']['mean'])} ± {_f(s['b']['sd'])}",
+                         "diff": _f(s["diff"], "{:+.2f}"),
+                         "pct": _f(s["diff_pct"], "{:+.1f}%"),
+                         "p": _f(s["p"], "{:.4f}") + (" *" if s["significant"] else "")})
+    cols = [("size", "size", "{}"), ("value", "value", "{}"), ("a", "A mean ± sd", "{}"),
+            ("b", "B mean ± sd", "{}"), ("diff", "B-A", "{}"), ("pct", "B-A %", "{}"), ("p", "p", "{}")]
+    report.print_table(rows, cols, out=out)
+
+
+def _cmd_compare_groups(a) -> int:
+    try:
+        alpha = float(a.alpha)
+    except ValueError:
+        raise ParamError(f"--alpha '{shown(a.alpha)}' is not a number") from None
+    if not 0.0 < alpha < 1.0:
+        raise ParamError(f"--alpha {shown(a.alpha)} is not between 0 and 1")
+    if a.a or a.b or a.layout_a or a.layout_b:
+        raise ParamError("--a/--b compare groups: give every result to --a or --b, no layouts")
+    if not a.group_a or not a.group_b:
+        raise ParamError("--a and --b go together")
+    check_outputs([("--json", a.json)],
+                  inputs=[(f"result {p}", p) for p in [*a.group_a, *a.group_b]])
+    ga = [(os.path.basename(p), load_result(p)) for p in a.group_a]
+    gb = [(os.path.basename(p), load_result(p)) for p in a.group_b]
+    c = compare_groups(ga, gb, alpha)
+    if not a.quiet and a.json != "-":
+        print_compare_groups(c)
+    if a.json:
+        write_json(a.json, c)
+    return 0
+
+
 def _cmd_compare(a) -> int:
+    if a.group_a or a.group_b:
+        return _cmd_compare_groups(a)
+    if a.a is None or a.b is None:
+        raise ParamError("compare needs A.json and B.json, or groups --a A1.json ... --b B1.json ...")
     for opt, v in (("--layout-a", a.layout_a), ("--layout-b", a.layout_b)):
         if v == "":
             raise ParamError(f"{opt} '' names no file")

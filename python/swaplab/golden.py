@@ -15,7 +15,7 @@ import os
 import sys
 
 from .model import run_model
-from .params import ParamError, WorkloadParams, check_policy_name, shown, shown_path
+from .params import ParamError, WorkloadParams, shown, shown_path
 from .results import check_writable, load_json_file, write_output
 
 # (label, workload, options): every published variant, both random sources.
@@ -134,7 +134,8 @@ def add_parsers(sub) -> None:
     g = sub.add_parser("golden", help="regenerate or check the golden per-iteration results",
                        description="Runs the golden variants for a policy and writes "
                                    "tests/golden/<policy>.json (review with git diff).")
-    g.add_argument("--policy", default="linux-6.18")
+    g.add_argument("--policy", action="append", metavar="A[,B]", default=None,
+                   help="policies (repeatable or comma list; default linux-6.18)")
     g.add_argument("--dir", default="tests/golden", help="golden directory (default tests/golden)")
     g.add_argument("--check", action="store_true", help="compare with the file; exit 1 on a difference")
     g.add_argument("--kernel", action="store_true",
@@ -164,7 +165,8 @@ def load_golden(path: str) -> dict:
 
 
 def main(a) -> int:
-    check_policy_name(a.policy)
+    from .params import parse_policy_list
+    policies = parse_policy_list(a.policy or ["linux-6.18"])
     if not os.path.isdir(a.dir):
         raise ParamError(f"golden directory '{shown_path(a.dir)}' does not exist")
     if a.kernel:
@@ -175,17 +177,26 @@ def main(a) -> int:
         data = record_kernel_golden(path, lambda s: print(f"golden: kernel {s}", file=sys.stderr, flush=True))
         print(f"wrote {path}: {len(data['variants'])} variants from kernel {data['kernel_release']}")
         return 0
-    path = golden_path(a.policy, a.dir)
-    if a.check:
-        old = load_golden(path)        # before computing anything
-        data = compute_golden(a.policy)
+    # every golden file is read before anything is computed
+    olds = {p: load_golden(golden_path(p, a.dir)) for p in policies} if a.check else {}
+    rc = 0
+    for policy in policies:
+        rc |= _golden_one(policy, a.dir, olds.get(policy))
+    return rc
+
+
+def _golden_one(policy: str, root: str, old: dict | None) -> int:
+    """Checks policy's goldens against `old`, or (old None) writes them."""
+    path = golden_path(policy, root)
+    if old is not None:
+        data = compute_golden(policy)
         bad = [k for k in data["variants"] if old["variants"].get(k) != data["variants"][k]]
         for k in bad:
-            print(f"golden {a.policy} {k}: differs", file=sys.stderr)
-        print(f"golden {a.policy}: {len(data['variants']) - len(bad)} variants agree, {len(bad)} differ")
+            print(f"golden {policy} {k}: differs", file=sys.stderr)
+        print(f"golden {policy}: {len(data['variants']) - len(bad)} variants agree, {len(bad)} differ")
         return 1 if bad else 0
     check_writable(path, "golden file", stdout_ok=False)
-    data = compute_golden(a.policy)
+    data = compute_golden(policy)
     write_output(path, golden_text(data), "golden file")
     print(f"wrote {path}: {len(data['variants'])} variants")
     return 0

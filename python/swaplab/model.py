@@ -18,8 +18,9 @@ def signal_name(signo: int) -> str:
 
 def run_model(wp: WorkloadParams, policy: str = "linux-6.18", check: int = 0, *,
               on_iteration=None, catch_signals: bool = False,
-              stopped_by: str | None = None) -> tuple[dict, bytes]:
-    """Returns (result, layout dump bytes). check: 0 none, 1 per iteration, 2 per operation.
+              stopped_by: str | None = None, metrics: bool = False) -> tuple[dict, bytes]:
+    """Returns (result, layout dump bytes). check: 0 none, 1 per iteration, 2 per operation;
+    metrics: fragmentation metrics per iteration (docs/metrics.md).
 
     on_iteration(entry) is called with each iteration (a result iteration
     dict) as it finishes; a true return stops the run there. With
@@ -34,7 +35,7 @@ def run_model(wp: WorkloadParams, policy: str = "linux-6.18", check: int = 0, *,
         def hook(i, raw_it):
             return on_iteration(iteration_entry(i, raw_it, orders))
     raw = _core.run(policy=policy, check=check, on_iter=hook, catch_signals=catch_signals,
-                    **wp.core_kwargs())
+                    metrics=metrics, **wp.core_kwargs())
     layout = raw["layout"]
     why = None
     if raw["stopped"]:

@@ -273,3 +273,63 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     except ValueError as e:
         raise ParamError(str(e)) from None
     return wp
+
+
+# The workload options as keywords (the Python API and sweep specs): the
+# CLI's option names with '_' for '-', each with its CLI default.
+OPTION_DEFAULTS = {
+    "swap_size": "64M", "mthp": "64K", "small_folios": False, "aligned_swapin": False,
+    "iterations": 100, "seed": 1, "rng": "default", "cpu": 0, "region_a_size": None,
+    "region_b_size": None, "cpus": 1, "migrate_every": 0, "device": "zram", "swap_prio": None,
+    "add_swap": (),
+}
+
+
+def params_from_options(workload: str, policy: str = "linux-6.18", **opts) -> WorkloadParams:
+    """WorkloadParams from keywords, through the CLI's own checks: the same
+    values are accepted and the same one-line ParamError names a bad one.
+    Sizes may be given as text ('64M') or bytes (int), counts as int or text."""
+    unknown = sorted(set(opts) - set(OPTION_DEFAULTS))
+    if unknown:
+        raise ParamError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                         f"(known: {', '.join(OPTION_DEFAULTS)})")
+    ns = argparse.Namespace(policy=policy)
+    for k, default in OPTION_DEFAULTS.items():
+        v = opts.get(k, default)
+        if k == "mthp" and isinstance(v, (list, tuple)):
+            v = ",".join(str(x) for x in v)
+        if k in ("small_folios", "aligned_swapin"):
+            if not isinstance(v, bool):
+                raise ParamError(f"{k} must be true or false, not {v!r}")
+        elif k == "add_swap":
+            v = [str(x) for x in v]
+        elif k in ("rng", "device"):
+            v = str(v)
+        elif v is not None:
+            if isinstance(v, bool) or not isinstance(v, (int, str)):
+                raise ParamError(f"{k} {v!r} is neither a number nor text")
+            v = str(v)
+        setattr(ns, k, v)
+    if ns.rng not in ("default", "glibc"):
+        raise ParamError(f"rng '{ns.rng}' is not one of default, glibc")
+    if ns.device not in DEVICE_KINDS:
+        raise ParamError(f"device '{ns.device}' is not one of {', '.join(DEVICE_KINDS)}")
+    return params_from_args(workload, ns)
+
+
+def parse_policy_list(values, opt: str = "--policy") -> list:
+    """A repeatable option that also takes comma lists: ['a,b', 'c'] ->
+    ['a', 'b', 'c'], each a registered policy, none twice."""
+    names = []
+    for text in ([values] if isinstance(values, str) else values):
+        items = [t.strip() for t in text.split(",")]
+        if not text.strip() or any(not n for n in items):
+            raise ParamError(f"{opt} '{text}' has an empty name")
+        names += items
+    seen = set()
+    for n in names:
+        check_policy_name(n)
+        if n in seen:
+            raise ParamError(f"{opt} names {n} twice")
+        seen.add(n)
+    return names

@@ -62,6 +62,8 @@ def iteration_entry(i: int, r: dict, orders: list) -> dict:
                           else None)}
     if r.get("dev_inuse") is not None:
         it["inuse_pages_by_device"] = r["dev_inuse"]
+    if r.get("frag") is not None:
+        it["frag"] = r["frag"]   # fragmentation metrics (docs/metrics.md)
     return it
 
 

@@ -1,5 +1,5 @@
-"""swaplab history: one row per policy, the JSON rows and series, the SVG
-chart, and bad input (one line, exit 2, nothing written)."""
+"""swaplab history: one row per policy, the JSON rows and series, the chart
+(matplotlib), and bad input (one line, exit 2, nothing written)."""
 import importlib.util
 import json
 import xml.etree.ElementTree as ET
@@ -44,7 +44,9 @@ def test_json_rows_and_series_match_single_runs(cli, tmp_path):
         assert r["kernel"] == kernels[r["policy"]]
         assert set(r["series"]) == {"16", "64"}
         for kb in ("16", "64"):
-            assert r["series"][kb] == [it["sizes"][kb]["fallback_pct"] for it in res["iterations"]]
+            assert r["series"][kb] == [it["sizes"][kb]["fallback_pct"]
+                                       if it["sizes"][kb]["swpout"] + it["sizes"][kb]["swpout_fallback"]
+                                       else None for it in res["iterations"]]
             assert r["summary"][kb] == res["summary"][kb]
         assert r["order0_alloc_fail"] == sum(it["order0"]["alloc_fail"] for it in res["iterations"])
         assert r["layout_hash"] == res["layout"]["hash"]
@@ -97,23 +99,15 @@ def test_a_policy_that_refuses_is_skipped_or_bad_input(monkeypatch, capsys):
         history.select_policies(wp, ["buddy", "linux-6.10"], explicit=True)
 
 
-def _series(root):
-    return [e for e in root.iter(f"{SVG}polyline") if e.get("class") == "series"]
+needs_mpl = pytest.mark.skipif(not HAVE_MPL, reason="matplotlib is not installed (the [plot] extra)")
 
 
-def test_svg_well_formed_one_line_per_policy(cli, tmp_path):
+@needs_mpl
+def test_svg_names_every_policy_and_the_workload(cli, tmp_path):
     out = tmp_path / "h.svg"
     cli("history", "thp-swap-v1", "-s", "--iterations", "12", "--plot", str(out), check=True)
     root = ET.parse(out).getroot()
     assert root.tag == f"{SVG}svg"
-    lines = _series(root)
-    assert sorted(e.get("data-policy") for e in lines) == sorted(POLICIES)
-    for e in lines:
-        assert len(e.get("points").split()) == 12
-        for pt in e.get("points").split():
-            x, y = map(float, pt.split(","))
-            assert 0 < x < float(root.get("width")) and 0 < y < float(root.get("height"))
-    assert len({e.get("stroke") for e in lines}) == len(POLICIES)  # one colour each
     text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
     assert "thp-swap-v1" in text and "-s" in text and "12 iterations" in text
     assert "iteration" in text and "fallback %" in text
@@ -121,43 +115,37 @@ def test_svg_well_formed_one_line_per_policy(cli, tmp_path):
         assert pol in text
 
 
-def test_svg_one_panel_per_size(cli, tmp_path):
-    out = tmp_path / "h.svg"
-    cli("history", "thp-swap", "--mthp", "16K,64K", "--iterations", "3", "--policies",
-        "linux-6.18,buddy", "--plot", str(out), check=True)
-    root = ET.parse(out).getroot()
-    got = sorted((e.get("data-policy"), e.get("data-size")) for e in _series(root))
-    assert got == [("buddy", "16"), ("buddy", "64"), ("linux-6.18", "16"), ("linux-6.18", "64")]
-
-
-def test_svg_identical_series_are_dashed_to_stay_visible():
-    from swaplab.history import line_styles
-    rows = [{"policy": "a", "series": {"64": [0, 0]}}, {"policy": "b", "series": {"64": [1, 0]}},
-            {"policy": "c", "series": {"64": [0, 0]}}]
-    st = line_styles(rows, "64")
-    assert st[1] == (None, 0, None)
-    assert st[0] == ("12 12", 0, None) and st[2] == ("12 12", -12, "a")
-
-
-@pytest.mark.skipif(not HAVE_MPL, reason="matplotlib is not installed")
-def test_png_with_matplotlib(cli, tmp_path):
+@needs_mpl
+def test_png_and_pdf_with_matplotlib(cli, tmp_path):
     out = tmp_path / "h.png"
-    cli("history", "thp-swap-v1", "--iterations", "2", "--policies", "buddy", "--plot", str(out), check=True)
+    cli("history", "thp-swap-v1", "--iterations", "2", "--policy", "buddy", "--plot", str(out), check=True)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    out = tmp_path / "h.pdf"
+    cli("history", "thp-swap-v1", "--iterations", "2", "--policy", "buddy", "--plot", str(out), check=True)
+    assert out.read_bytes()[:5] == b"%PDF-"
+
+
+def test_series_hold_none_where_nothing_was_swapped_out(cli):
+    # thp-swap with 16K enabled never faults 16K folios: 0/0 each iteration
+    p = cli("history", "thp-swap", "--mthp", "16K,64K", "--iterations", "3", "--policy", "linux-6.18",
+            "--json", "-", check=True)
+    row = json.loads(p.stdout)["rows"][0]
+    assert row["series"]["16"] == [None, None, None]
+    assert all(v is not None for v in row["series"]["64"])
 
 
 KNOWN = ", ".join(POLICIES)
 BAD = [
     (["history", "thp-swap-v1", "--policies", "linux-6.18,nope"],
      f"swaplab history: error: unknown policy 'nope' (known: {KNOWN})"),
-    (["history", "thp-swap-v1", "--policies", "buddy,,first-fit"],
-     "swaplab history: error: --policies 'buddy,,first-fit' has an empty name"),
-    (["history", "thp-swap-v1", "--policies", "buddy,buddy"],
-     "swaplab history: error: --policies names buddy twice"),
-    (["history", "thp-swap-v1", "--plot", "OUT/h.pdf"],
-     "swaplab history: error: --plot 'OUT/h.pdf' must end in .svg (or .png with matplotlib installed)"),
+    (["history", "thp-swap-v1", "--policy", "buddy,,first-fit"],
+     "swaplab history: error: --policy 'buddy,,first-fit' has an empty name"),
+    (["history", "thp-swap-v1", "--policy", "buddy", "--policy", "buddy"],
+     "swaplab history: error: --policy names buddy twice"),
+    (["history", "thp-swap-v1", "--plot", "OUT/h.gif"],
+     "swaplab history: error: --plot 'OUT/h.gif' must end in .png, .svg or .pdf"),
     (["history", "thp-swap-v1", "--plot", "OUT/h"],
-     "swaplab history: error: --plot 'OUT/h' must end in .svg (or .png with matplotlib installed)"),
+     "swaplab history: error: --plot 'OUT/h' must end in .png, .svg or .pdf"),
     (["history", "thp-swap-v1", "--plot", "/nonexistent/dir/h.svg"],
      "swaplab history: error: cannot write --plot '/nonexistent/dir/h.svg': directory /nonexistent/dir "
      "does not exist"),
@@ -166,7 +154,7 @@ BAD = [
      "does not exist"),
     (["history", "nope"], "swaplab history: error: unknown workload 'nope' (known: thp-swap-v1, thp-swap)"),
     (["history", "thp-swap-v1", "--mthp", "48K"], "swaplab history: error: mTHP size 48K is not a power of two"),
-    (["history", "thp-swap-v1", "--policy", "buddy"], "swaplab: error: unrecognized arguments: --policy buddy"),
+    (["history", "thp-swap-v1", "--policy", "buddy", "--bogus"], "swaplab: error: unrecognized arguments: --bogus"),
 ]
 
 
@@ -180,17 +168,30 @@ def test_bad_input_one_line_exit_2(cli, tmp_path, args, line):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(HAVE_MPL, reason="matplotlib is installed: PNG is allowed")
-def test_png_without_matplotlib_is_refused(cli, tmp_path):
-    out = tmp_path / "h.png"
+@pytest.mark.skipif(HAVE_MPL, reason="matplotlib is installed: plots are drawn")
+def test_plot_without_matplotlib_is_refused(cli, tmp_path):
+    out = tmp_path / "h.svg"
     p = cli("history", "thp-swap-v1", "--plot", str(out))
     assert p.returncode == 2
-    assert p.stderr.splitlines() == [f"swaplab history: error: --plot '{out}': PNG needs matplotlib, "
-                                     "which is not installed (use .svg)"]
+    assert p.stderr.splitlines() == ["swaplab history: error: plots need matplotlib, which is not "
+                                     "installed (pip install 'swaplab[plot]')"]
     assert p.stdout == "" and list(tmp_path.iterdir()) == []
 
 
 def test_help(cli):
     p = cli("history", "--help")
     assert p.returncode == 0 and p.stdout.startswith("usage: swaplab history")
-    assert "--policies" in p.stdout and "--plot" in p.stdout
+    assert "--policy" in p.stdout and "--plot" in p.stdout
+
+
+def test_plot_refused_when_matplotlib_is_missing(monkeypatch, capsys, tmp_path):
+    """Without matplotlib (the [plot] extra), every plot option refuses in one line."""
+    import sys
+    from swaplab import cli
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # import matplotlib raises ImportError
+    for argv in (["history", "thp-swap-v1", "--iterations", "1", "--plot", str(tmp_path / "h.svg")],
+                 ["plot", str(tmp_path / "r.json"), "-o", str(tmp_path / "p.png")]):
+        assert cli.main(argv) == 2
+        assert capsys.readouterr().err == (f"swaplab {argv[0]}: error: plots need matplotlib, which is not "
+                                          "installed (pip install 'swaplab[plot]')\n")
+    assert list(tmp_path.iterdir()) == []

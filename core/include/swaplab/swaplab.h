@@ -162,6 +162,7 @@ typedef struct sl_wl_params {
 		unsigned kind;     /* SL_DEV_* */
 		int prio;          /* SL_PRIO_AUTO or 0..SL_PRIO_MAX */
 	} extra[SL_MAX_SWAPFILES - 1];
+	int metrics;               /* sl_run: fragmentation metrics per iteration */
 } sl_wl_params;
 
 /* Fills defaults for the workload's own sizes and counts. */
@@ -253,6 +254,35 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len);
  * bytes of the layout. */
 uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
 
+/* ------------------------------------------------------------------ metrics */
+
+/* Fragmentation of the free slots (metrics.c, docs/metrics.md). Fill with
+ * sl_frag_init(), any number of sl_frag_add_*() (devices are pooled), then
+ * sl_frag_finish(). */
+typedef struct sl_frag_metrics {
+	uint64_t free_slots;
+	uint64_t free_aligned[SL_NR_ORDERS]; /* free naturally aligned ranges of 2^k slots */
+	uint64_t free_blocks[SL_NR_ORDERS];  /* of those, the maximal ones (buddy free_area) */
+	int32_t unusable_index[SL_NR_ORDERS];/* mm/vmstat.c, thousandths: 0..1000 */
+	int32_t frag_index[SL_NR_ORDERS];    /* mm/vmstat.c, thousandths: -1000 (a request
+						would succeed) or 0..1000 */
+	uint64_t free_extents;               /* maximal runs of free slots */
+	uint64_t largest_extent;
+	double bluestore_score;              /* Ceph BlueStore, over the extents: 0..1 */
+	int has_clusters;                    /* clusters[] filled (devices, not maps) */
+	uint32_t clusters[SL_CF_DISCARD + 1][SL_NR_ORDERS]; /* [flag][order] */
+	/* accumulators */
+	uint64_t run;
+	double score_sum;
+} sl_frag_metrics;
+
+void sl_frag_init(sl_frag_metrics *m);
+/* A slot map of nslots bytes (0: free), e.g. one built from a layout. */
+void sl_frag_add_map(sl_frag_metrics *m, const uint8_t *map, uint64_t nslots);
+void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d);
+void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s);
+void sl_frag_finish(sl_frag_metrics *m);
+
 /* ------------------------------------------------------------------ run */
 
 typedef struct sl_iter_result {
@@ -280,7 +310,13 @@ typedef struct sl_run_result {
 	sl_dev_stats devst[SL_MAX_SWAPFILES];
 	int dev_prio[SL_MAX_SWAPFILES];   /* as swapon set them */
 	uint64_t checks;           /* invariant checks performed */
+	sl_frag_metrics *frag;     /* [iterations] with metrics on, else NULL */
+	uint8_t *cmap;             /* with metrics on and device 0 of at most
+				      SL_CMAP_MAX clusters: [iterations][cmap_clusters],
+				      flags << 4 | order per cluster; else NULL */
+	uint32_t cmap_clusters;
 } sl_run_result;
+#define SL_CMAP_MAX 8192u
 
 /* Runs a workload on the model. check_every: 0 none, 1 after every
  * iteration, 2 after every operation. Returns 0, or -1 with a message. */

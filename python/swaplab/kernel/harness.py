@@ -200,6 +200,11 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
             types.add(r["swap_type"])
         elif r["swap_type"] == -2:
             types.add("several")
+    if iters:
+        # the driver keeps the last layout only: its fragmentation metrics
+        # go with the last iteration (docs/metrics.md)
+        from ..metrics import layout_frag
+        iters[-1]["frag"] = layout_frag(layout, wp.swap_bytes // 4096)
     u = platform.uname()
     rel = u.release
     extra = {"kernel": {
