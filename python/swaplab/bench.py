@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import os
 import statistics
-import sys
 
 from . import __version__, _core
-from .params import (CLUSTER_BYTES, PAGE, ParamError, WorkloadParams, check_policy_name, format_size,
-                     parse_count, parse_size, shown, shown_path)
-from .results import check_outputs, machine_info, write_json, write_output
-from . import report
+from .params import (CLUSTER_BYTES, PAGE, ParamError, WorkloadParams, format_size, parse_count, parse_size,
+                     shown)
+from .results import check_outputs, machine_info, write_json
 
 SCHEMA = "swaplab.bench/1"
 
@@ -74,8 +72,7 @@ def main_sweep(a) -> int:
     cells = parse_count(a.cells, "--cells", 1, 10 ** 7)
     iters = parse_count(a.iterations, "--iterations", 1, 100000)
     workers = parse_count(a.workers, "--workers", 1, 4096) if a.workers else (os.cpu_count() or 1)
-    if a.json:
-        check_writable(a.json, "--json")
+    check_outputs([("--json", a.json)])
     out = sweep.bench(cells, iters, workers)
     if a.json != "-":
         for r in out["results"]:

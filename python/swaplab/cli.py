@@ -14,7 +14,7 @@ import sys
 import threading
 
 from . import __version__, _core
-from .params import ParamError, add_workload_options, check_policy_name, params_from_args, shown, shown_path
+from .params import ParamError, add_workload_options, params_from_args, shown, shown_path
 from .results import check_output_paths, save_outputs, write_json
 from . import report
 

@@ -12,15 +12,13 @@ draws those series through plot.py (matplotlib: PNG, SVG or PDF).
 from __future__ import annotations
 
 import datetime as _dt
-import io
-import os
 import sys
 
 from . import __version__, _core
 from .model import run_model
 from .params import (ParamError, WorkloadParams, format_size, add_workload_options, params_from_args,
-                     parse_policy_list, shown, shown_path)
-from .results import check_outputs, machine_info, write_json, write_output
+                     parse_policy_list)
+from .results import check_outputs, machine_info, write_json
 from . import report
 
 SCHEMA = "swaplab.history/1"
