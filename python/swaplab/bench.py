@@ -183,7 +183,8 @@ def main(a) -> int:
     runs = parse_count(a.runs, "--runs", 0, 1000)
     seed = parse_count(a.seed, "--seed")
     check_outputs([("--json", a.json)])
-    check_alloc_cases(a.policy, sizes, fills, orders, seed)
+    for policy in policies:            # every case of every policy, before any runs
+        check_alloc_cases(policy, sizes, fills, orders, seed)
     quiet = a.json == "-"
 
     def progress(row):

@@ -56,7 +56,7 @@ def test_sweep_heatmap(cli, tmp_path):
      "swaplab plot: error: --kind heatmap does not draw a result (it draws: fallback, clusters, slots)"),
     (["RUN", "--kind", "slots", "-o", "OUT/x.png"],
      "swaplab plot: error: --kind slots needs --layout (the run's --layout-dump)"),
-    (["OUT/nope.json", "-o", "OUT/x.png"], "swaplab plot: error: cannot read 'OUT/nope.json': No such file or directory"),
+    (["OUT/nope.json", "-o", "OUT/x.png"], "swaplab plot: error: cannot read plot input 'OUT/nope.json': No such file or directory"),
 ])
 def test_refusals_one_line(cli, runs, tmp_path, args, line):
     args = [a.replace("RUN", str(runs / "linux-6.18.json")).replace("OUT", str(tmp_path)) for a in args]

@@ -148,8 +148,11 @@ def test_ctrl_c_keeps_finished_cells(cli, tmp_path, root):
     import time
     out = tmp_path / "s"
     args = ["sweep", "-q", "-o", str(out), "--seed", "1-300", "--iterations", "50", "-j", "2"]
+    # SIGINT as a terminal gives it, whatever the shell that started pytest
+    # left (a background job starts with SIGINT ignored)
     p = subprocess.Popen([sys.executable, "-m", "swaplab.cli", *args], cwd=root,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     log = out / "cells.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not log.exists() or log.read_text().count("\n") < 3):
