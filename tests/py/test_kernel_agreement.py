@@ -29,7 +29,7 @@ def test_kernel_and_model_layouts_identical(label, kw, tmp_path, monkeypatch):
         pytest.skip("other swap is active")
     monkeypatch.setenv("SWAPLAB_STATE_DIR", str(tmp_path / "state"))
     wp = WorkloadParams(iterations=12, **kw)
-    mres, mlay = run_model(wp, "linux-6.18")
+    mres, mlay = run_model(wp, "linux-6.18", metrics=True)
     # a kernel run disturbed by another process swapping onto the device
     # (F5: pages on it that are not the workload's) is run again, at most
     # twice, as swaplab validate does; an undisturbed divergence fails
@@ -43,6 +43,10 @@ def test_kernel_and_model_layouts_identical(label, kw, tmp_path, monkeypatch):
     for mi, ki in zip(mres["iterations"], kres["iterations"]):
         assert mi["sizes"] == ki["sizes"]
         assert mi["layout_hash"] == ki["layout_hash"]
+        if not wp.extra_swap:
+            # the driver's per-iteration metrics, from the pages' slots, are
+            # the model's from its slot map (which also has cluster states)
+            assert {k: v for k, v in mi["frag"].items() if k != "clusters"} == ki["frag"]
 
 
 @needs_kernel

@@ -182,6 +182,17 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
     return _result(wp, raw, layout, zram, before, during, swaps_before, time.monotonic() - t0), layout
 
 
+def _frag(f: dict) -> dict:
+    """The driver's metrics of one iteration as the result files' "frag"
+    object, the indices scaled exactly as the binding scales the model's."""
+    out = dict(f)
+    out["unusable_index"] = [v * 1e-3 for v in out.pop("unusable_index_milli")]
+    out["fragmentation_index"] = [v * 1e-3 for v in out.pop("fragmentation_index_milli")]
+    order = ["free_slots", "free_aligned", "free_blocks", "unusable_index", "fragmentation_index",
+             "free_extents", "largest_free_extent", "bluestore_score"]
+    return {k: out[k] for k in order}
+
+
 def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
     npages = raw["npages"]
     final_hash = _core.layout_hash(layout)
@@ -196,15 +207,17 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
                       "swapped_pages": r["swapped_pages"]})
         if "dev_inuse" in r:
             iters[-1]["dev_inuse"] = r["dev_inuse"]
+        iters[-1]["frag"] = _frag(r["frag"])
         if r["swap_type"] >= 0:
             types.add(r["swap_type"])
         elif r["swap_type"] == -2:
             types.add("several")
     if iters:
-        # the driver keeps the last layout only: its fragmentation metrics
-        # go with the last iteration (docs/metrics.md)
+        # the driver took each iteration's metrics from that iteration's
+        # slots; its last ones are those of the final layout it wrote
         from ..metrics import layout_frag
-        iters[-1]["frag"] = layout_frag(layout, wp.swap_bytes // 4096)
+        if iters[-1]["frag"] != layout_frag(layout, wp.swap_bytes // 4096):
+            raise M.HarnessError("the driver's last fragmentation metrics do not match its final layout")
     u = platform.uname()
     rel = u.release
     extra = {"kernel": {

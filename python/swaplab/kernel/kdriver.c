@@ -11,7 +11,10 @@
  *     every page of the range in address order, DONTNEED and PAGEOUT are the
  *     madvise calls;
  *   - at every ITER_END reads the per-size mTHP stats deltas and the layout
- *     from /proc/self/pagemap, and hashes the layout (sl_layout_hash);
+ *     from /proc/self/pagemap, hashes the layout (sl_layout_hash) and takes
+ *     the fragmentation metrics of device 0's used slots (sl_frag_*, the
+ *     model's own function: on the harness's own device every used slot
+ *     holds one of the layout's pages);
  *   - writes its raw results as JSON (--json) and the final layout as one
  *     little-endian uint64 per page (--layout). Nothing parses its printed
  *     text.
@@ -63,6 +66,7 @@ typedef struct iter_rec {
 	long long inuse_pages;   /* from /proc/swaps, -1 if unknown */
 	long long dev_inuse[SL_MAX_SWAPFILES]; /* per --swap-dev */
 	int swap_type;           /* -1: no page swapped; -2: several types */
+	sl_frag_metrics frag;    /* device 0, from the layout's slots */
 } iter_rec;
 
 typedef struct drv {
@@ -80,6 +84,8 @@ typedef struct drv {
 	int pagemap_fd;
 	uint64_t *pm;            /* raw pagemap entries, npages */
 	uint64_t *layout;        /* npages */
+	uint8_t *slot_map;       /* device 0's slots, 1 = used: the metrics' input */
+	uint64_t max_slots;
 	uint64_t snap[NR_ST][SL_NR_ORDERS];
 	uint64_t snap_pswpout, snap_pswpin;
 	iter_rec *iters;
@@ -243,6 +249,23 @@ static void read_layout(drv *d, iter_rec *r)
 	r->layout_hash = sl_layout_hash(d->layout, d->npages);
 }
 
+/* The fragmentation metrics of device 0 after this iteration: slot 0 (the
+ * header) and every slot of the layout used, the rest free. */
+static void layout_frag(drv *d, sl_frag_metrics *m)
+{
+	memset(d->slot_map, 0, d->max_slots);
+	d->slot_map[0] = 1;
+	for (uint64_t j = 0; j < d->npages; j++) {
+		uint64_t e = d->layout[j];
+
+		if (e != SL_NOT_SWAPPED && !sl_entry_type(e) && e < d->max_slots)
+			d->slot_map[e] = 1;
+	}
+	sl_frag_init(m);
+	sl_frag_add_map(m, d->slot_map, d->max_slots);
+	sl_frag_finish(m);
+}
+
 static void iter_end(drv *d)
 {
 	iter_rec *r = &d->iters[d->it];
@@ -269,6 +292,7 @@ static void iter_end(drv *d)
 	d->snap_pswpout = pswpout;
 	d->snap_pswpin = pswpin;
 	read_layout(d, r);
+	layout_frag(d, &r->frag);
 	r->inuse_pages = read_inuse(d, r->dev_inuse);
 	d->it++;
 	if (d->progress) {
@@ -348,6 +372,31 @@ static void put_u64_array(FILE *f, const uint64_t *v, int n)
 	fputc(']', f);
 }
 
+static void put_i32_array(FILE *f, const int32_t *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%" PRId32, i ? ", " : "", v[i]);
+	fputc(']', f);
+}
+
+/* An iteration's metrics as the core computed them: the indices in integer
+ * thousandths, the score exact (%.17g); the harness turns them into the
+ * result files' "frag" object. */
+static void put_frag(FILE *f, const sl_frag_metrics *m)
+{
+	fprintf(f, ", \"frag\": {\"free_slots\": %" PRIu64 ", \"free_aligned\": ", m->free_slots);
+	put_u64_array(f, m->free_aligned, SL_NR_ORDERS);
+	fputs(", \"free_blocks\": ", f);
+	put_u64_array(f, m->free_blocks, SL_NR_ORDERS);
+	fputs(", \"unusable_index_milli\": ", f);
+	put_i32_array(f, m->unusable_index, SL_NR_ORDERS);
+	fputs(", \"fragmentation_index_milli\": ", f);
+	put_i32_array(f, m->frag_index, SL_NR_ORDERS);
+	fprintf(f, ", \"free_extents\": %" PRIu64 ", \"largest_free_extent\": %" PRIu64
+		", \"bluestore_score\": %.17g}", m->free_extents, m->largest_extent, m->bluestore_score);
+}
+
 static void write_outputs(const drv *d, double seconds)
 {
 	char tmp[4096];
@@ -382,6 +431,7 @@ static void write_outputs(const drv *d, double seconds)
 				fprintf(f, "%s%lld", t ? ", " : "", r->dev_inuse[t]);
 			fputc(']', f);
 		}
+		put_frag(f, &r->frag);
 		fputc('}', f);
 	}
 	fprintf(f, "\n ]\n}\n");
@@ -529,7 +579,9 @@ int main(int argc, char **argv)
 	d.pm = calloc(d.npages, sizeof(uint64_t));
 	d.layout = calloc(d.npages, sizeof(uint64_t));
 	d.iters = calloc((size_t)d.p.iterations + 1, sizeof(iter_rec));
-	if (!d.pm || !d.layout || !d.iters)
+	d.max_slots = d.p.swap_bytes / PAGE;
+	d.slot_map = malloc(d.max_slots ? d.max_slots : 1);
+	if (!d.pm || !d.layout || !d.iters || !d.slot_map)
 		die(1, "out of memory");
 	d.pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (d.pagemap_fd < 0)
