@@ -3,6 +3,8 @@
 bench alloc   order-k free+alloc churn on devices of several sizes and fill
               levels (core/src/bench.c), and the wall time of a whole
               thp-swap-v1 run.
+bench threads multi-threaded churn under the locks.
+bench compare two builds side by side (benchcompare.py).
 """
 from __future__ import annotations
 
@@ -50,6 +52,9 @@ def add_parsers(bsub) -> None:
                    help=f"which folio a pair frees: any of the CPU's (default) or one of its {_core.BT_RECENT} newest")
     t.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
     t.add_argument("--plot", metavar="PATH", help="an SVG of ops/s against threads")
+
+    from . import benchcompare
+    benchcompare.add_parser(bsub)
 
 
 def _list(text: str, conv, what: str, unique: bool = True) -> list:
@@ -139,6 +144,9 @@ def run_alloc(policy: str, sizes: list, fills: list, orders: list, pairs: int, r
 def main(a) -> int:
     if a.bench == "threads":
         return main_threads(a)
+    if a.bench == "compare":
+        from .benchcompare import main_compare
+        return main_compare(a)
     check_policy_name(a.policy)
     sizes = _list(a.sizes, _size, "--sizes")
     fills = _list(a.fills, _fill, "--fills")
