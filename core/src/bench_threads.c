@@ -10,8 +10,10 @@
  * any time before), allocate a new folio of a random order of the mix in
  * its place (a swap-out). With `recent`, the victim is one of the CPU's last
  * SL_BT_RECENT folios instead: short-lived swap entries, whose frees land in
- * the clusters the CPUs are allocating from. Every 8th pair is timed for
- * the latency figures. With check_every, all threads meet at a barrier every
+ * the clusters the CPUs are allocating from. Every SL_BT_SAMPLE-th pair is
+ * timed for the latency figures, by the time-stamp counter where there is
+ * one (converted to ns with the thread's own clock over the run), so that
+ * timing costs the pairs next to nothing. With check_every, all threads meet at a barrier every
  * check_every pairs and thread 0 runs the invariant checker on the quiet
  * device (the stress test).
  */
@@ -24,15 +26,29 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/locks.h"
 
-#define SL_BT_SAMPLE 8u
+#define SL_BT_SAMPLE 16u
+
+/* A cheap timestamp for the sampled latencies: the TSC on x86 (ticks),
+ * CLOCK_MONOTONIC ns elsewhere; bt_worker calibrates ticks to ns. */
+static inline uint64_t bt_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+#endif
+}
 
 typedef struct bt_piece {
 	uint64_t off;
 	uint32_t nr;
 } bt_piece;
 
+/* One per thread, on cache lines of its own (written on every pair). */
 typedef struct bt_thread {
-	struct bt_shared *sh;
+	_Alignas(SL_CACHELINE) struct bt_shared *sh;
 	int cpu;
 	pthread_t tid;
 	bt_piece *ring;            /* this CPU's folios on the device */
@@ -40,8 +56,9 @@ typedef struct bt_thread {
 	sl_rng rng;
 	sl_lockstat locks[SL_NR_LOCK_CLASSES];
 	sl_dev_stats dev;
-	uint64_t *lat;             /* sampled pair latencies, ns */
+	uint64_t *lat;             /* sampled pair latencies, ticks (bt_ticks) */
 	uint64_t nlat;
+	double ns_per_tick;
 	double seconds;
 	uint64_t attempts[SL_NR_ORDERS];
 } bt_thread;
@@ -117,21 +134,21 @@ static void *bt_worker(void *arg)
 	if (atomic_load_explicit(&sh->go, memory_order_acquire) < 0)
 		return NULL;
 	double t0 = now_s();
+	uint64_t k0 = bt_ticks();
 	for (uint64_t i = 0; i < p->ops; i++) {
 		if (i % SL_BT_SAMPLE == 0) {
-			struct timespec a, b;
-			clock_gettime(CLOCK_MONOTONIC, &a);
+			uint64_t a = bt_ticks();
 			churn_pair(sh->d, t, p);
-			clock_gettime(CLOCK_MONOTONIC, &b);
-			t->lat[t->nlat++] = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000L +
-						       (b.tv_nsec - a.tv_nsec));
+			t->lat[t->nlat++] = bt_ticks() - a;
 		} else {
 			churn_pair(sh->d, t, p);
 		}
 		if (p->check_every && (i + 1) % p->check_every == 0)
 			quiescent_check(t);
 	}
+	uint64_t k1 = bt_ticks();
 	t->seconds = now_s() - t0;
+	t->ns_per_tick = k1 > k0 ? t->seconds * 1e9 / (double)(k1 - k0) : 1.0;
 	sl_tl_lockstat = NULL;
 	sl_tl_devstats = NULL;
 	return NULL;
@@ -203,7 +220,7 @@ static void bt_collect(bt_thread *th, int n, bt_shared *sh, sl_bench_threads_res
 		uint64_t k = 0;
 		for (int i = 0; i < n; i++)
 			for (uint64_t j = 0; j < th[i].nlat; j++)
-				all[k++] = th[i].lat[j];
+				all[k++] = (uint64_t)((double)th[i].lat[j] * th[i].ns_per_tick + 0.5);
 		qsort(all, nlat, sizeof(uint64_t), cmp_u64);
 		if (nlat) {
 			r->lat_p50_ns = (double)all[nlat / 2];
@@ -251,9 +268,10 @@ int sl_bench_threads(const sl_bench_threads_params *p, sl_bench_threads_result *
 		}
 	}
 	sh.d = sl_device_create(p->slots, SL_DEV_ZRAM, n, p->pol, p->check_every > 0, msg, len);
-	th = calloc((size_t)n, sizeof(*th));
+	th = aligned_alloc(SL_CACHELINE, (size_t)n * sizeof(*th));
 	if (!sh.d || !th)
 		goto out;
+	memset(th, 0, (size_t)n * sizeof(*th));
 	if (p->concurrent && sl_device_concurrent(sh.d)) {
 		snprintf(msg, len, "out of memory for the locks");
 		goto out;

@@ -7,16 +7,8 @@
 #include "swaplab/locks.h"
 #include "swaplab/swap_slots.h"
 
-_Thread_local sl_lockstat *sl_tl_lockstat;
-_Thread_local sl_dev_stats *sl_tl_devstats;
-
-/* a thread that set no statistics of its own counts here, still per thread */
-static _Thread_local sl_lockstat fallback_stats[SL_NR_LOCK_CLASSES];
-
-static sl_lockstat *stats(int cls)
-{
-	return sl_tl_lockstat ? &sl_tl_lockstat[cls] : &fallback_stats[cls];
-}
+_Thread_local sl_lockstat *sl_tl_lockstat SL_TLS_IE;
+_Thread_local sl_dev_stats *sl_tl_devstats SL_TLS_IE;
 
 static uint64_t now_ns(void)
 {
@@ -32,38 +24,33 @@ static inline void cpu_relax(void)
 #endif
 }
 
-void sli_spin_lock(sl_spinlock *l, int cls)
+void sli_spin_lock_slow(sl_spinlock *l, sl_lockstat *s)
 {
-	sl_lockstat *s = stats(cls);
-
-	s->acquisitions++;
-	if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
-		return;
 	uint64_t t0 = now_ns();
-	s->contended++;
+
 	do {
 		while (atomic_load_explicit(&l->v, memory_order_relaxed))
 			cpu_relax();
 	} while (atomic_exchange_explicit(&l->v, 1, memory_order_acquire));
-	s->wait_ns += now_ns() - t0;
+	if (s) {
+		s->contended++;
+		s->wait_ns += now_ns() - t0;
+	}
 }
 
 int sli_spin_trylock(sl_spinlock *l, int cls)
 {
-	sl_lockstat *s = stats(cls);
+	sl_lockstat *s = sl_tl_lockstat;
 
 	if (atomic_load_explicit(&l->v, memory_order_relaxed) ||
 	    atomic_exchange_explicit(&l->v, 1, memory_order_acquire)) {
-		s->trylock_failed++;
+		if (s)
+			s[cls].trylock_failed++;
 		return 0;
 	}
-	s->acquisitions++;
+	if (s)
+		s[cls].acquisitions++;
 	return 1;
-}
-
-void sli_spin_unlock(sl_spinlock *l)
-{
-	atomic_store_explicit(&l->v, 0, memory_order_release);
 }
 
 static void *zalloc_lines(size_t n, size_t size)

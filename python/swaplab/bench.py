@@ -3,6 +3,8 @@
 bench alloc   order-k free+alloc churn on devices of several sizes and fill
               levels (core/src/bench.c), and the wall time of a whole
               thp-swap-v1 run.
+bench threads multi-threaded churn under the locks.
+bench compare two builds side by side (benchcompare.py).
 """
 from __future__ import annotations
 
@@ -55,7 +57,6 @@ def add_parsers(bsub) -> None:
                    help="speedup against threads with the ideal line: PATH.png, .svg or .pdf (matplotlib); "
                         "several runs' JSON files: swaplab plot")
 
-
     w = bsub.add_parser("sweep", help="sweep throughput: cells/s on one worker and on every core",
                         description="Runs the same sweep (thp-swap-v1 on linux-6.18, one cell per "
                                     "seed) on one worker and on --workers; prints cells/s, the "
@@ -64,6 +65,9 @@ def add_parsers(bsub) -> None:
     w.add_argument("--iterations", default="100", help="iterations per cell (default 100)")
     w.add_argument("--workers", default=None, help="workers of the parallel run (default: every core)")
     w.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
+
+    from . import benchcompare
+    benchcompare.add_parser(bsub)
 
 
 def main_sweep(a) -> int:
@@ -174,6 +178,9 @@ def main(a) -> int:
         return main_threads(a)
     if a.bench == "sweep":
         return main_sweep(a)
+    if a.bench == "compare":
+        from .benchcompare import main_compare
+        return main_compare(a)
     from .params import parse_policy_list
     policies = parse_policy_list(a.policy or ["linux-6.18"])
     sizes = _list(a.sizes, _size, "--sizes")
