@@ -79,7 +79,7 @@ def add_parser(bsub) -> None:
     c.add_argument("--callgrind", action="store_true",
                    help="count instructions under valgrind --tool=callgrind (deterministic)")
     c.add_argument("--repeats", default="5", help="A B rounds in time mode (default 5)")
-    c.add_argument("--policy", default="linux-6.18")
+    c.add_argument("--policy", default="linux-6.18", help="the policy both builds run (default linux-6.18)")
     c.add_argument("--sizes", default="64M,4G", help="bench alloc device sizes (default 64M,4G)")
     c.add_argument("--fills", default="50,95", help="fill levels in percent (default 50,95)")
     c.add_argument("--orders", default="0,4", help="allocation orders (default 0,4)")
@@ -89,7 +89,7 @@ def add_parser(bsub) -> None:
                    help="bench threads cases too (4G device, --orders, --fills): these thread counts "
                         "with locks, and one thread without (the deterministic cost), e.g. 1,2")
     c.add_argument("--runs", default="3", help="whole thp-swap-v1 runs per child (default 3; 0 skips)")
-    c.add_argument("--seed", default="1")
+    c.add_argument("--seed", default="1", help="the seed of every case (default 1)")
     c.add_argument("--build-dir", metavar="DIR", default=None,
                    help="keep the builds here and reuse a commit's build (default: a temporary directory)")
     c.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")

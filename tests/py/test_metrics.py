@@ -47,19 +47,30 @@ def test_frag_metrics_of_a_map():
     assert m["free_extents"] == 1 and m["bluestore_score"] == 0.0 and "clusters" not in m
 
 
-def test_kernel_result_carries_the_last_layouts_metrics():
+def test_kernel_result_carries_every_iterations_metrics():
     """The harness's result builder (no live run: the driver's raw output
-    stood in for by a model run's) puts the final layout's metrics on the
-    last iteration."""
-    from swaplab.kernel import harness
+    stood in for by a model run's, its metrics in the driver's integer
+    thousandths) gives every iteration the model's metrics, and checks the
+    last against the final layout."""
+    from swaplab.kernel import harness, machine as M
     wp = WorkloadParams(workload="thp-swap-v1", iterations=3, small_folios=True)
     res, layout = run_model(wp, "linux-6.18", metrics=True)
     raw_iters = _core.run(policy="linux-6.18", **wp.core_kwargs())["iterations"]
+
+    def as_driver(f):
+        d = {k: v for k, v in f.items() if k not in ("clusters", "cluster_map")}
+        d["unusable_index_milli"] = [round(v * 1000) for v in d.pop("unusable_index")]
+        d["fragmentation_index_milli"] = [round(v * 1000) for v in d.pop("fragmentation_index")]
+        return d
     raw = {"npages": res["layout"]["npages"], "final_layout_hash": _core.layout_hash(layout),
            "seconds": 0.01,
-           "iterations": [dict(r, swap_type=0) for r in raw_iters]}
+           "iterations": [dict(r, swap_type=0, frag=as_driver(m["frag"]))
+                          for r, m in zip(raw_iters, res["iterations"])]}
     k = harness._result(wp, raw, layout, {}, {}, {}, [], 0.1)
-    assert [("frag" in it) for it in k["iterations"]] == [False, False, True]
-    own = dict(res["iterations"][-1]["frag"])
-    own.pop("clusters"), own.pop("cluster_map")
-    assert k["iterations"][-1]["frag"] == own
+    for ki, mi in zip(k["iterations"], res["iterations"]):
+        own = {key: v for key, v in mi["frag"].items() if key not in ("clusters", "cluster_map")}
+        assert ki["frag"] == own
+    # a driver whose last metrics are not its final layout's is refused
+    raw["iterations"][-1]["frag"]["free_slots"] += 1
+    with pytest.raises(M.HarnessError, match="last fragmentation metrics do not match"):
+        harness._result(wp, raw, layout, {}, {}, {}, [], 0.1)
