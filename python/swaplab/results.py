@@ -350,6 +350,8 @@ RESULT_SCHEMA = {
                 "cpus": {"type": "integer", "minimum": 1}, "migrate_every": _COUNT,
                 "swap_prio": {"type": "integer", "minimum": -1},
                 "extra_swap": {"type": "array", "items": _EXTRA_SWAP},
+                "region_offset": {"type": "array", "items": _COUNT},
+                "region_offset_aslr": {"type": "boolean"},
             }},
         "sizes_kb": {"type": "array", "items": {"type": "integer", "minimum": 4}},
         "iterations": {"type": "array", "items": {
