@@ -3,7 +3,9 @@ matrix of workload variants, one row per variant (docs/kernel-harness.md).
 
 Default matrix, 64M swap each: thp-swap-v1 with and without -s; thp-swap
 with none, -a, -s, -a -s; all at 64K mTHP; plus 16K and 32K mTHP variants of
-thp-swap-v1 and thp-swap -a. --full adds full_matrix()'s variants.
+thp-swap-v1 and thp-swap -a. --full adds full_matrix()'s variants, among them
+placement_matrix()'s (--placement alone): mTHP mixes up to 2M at several
+region offsets (docs/placement.md).
 """
 from __future__ import annotations
 
@@ -117,7 +119,8 @@ def add_parsers(sub) -> None:
     v.add_argument("--iterations", default="100", help="iterations per variant (default 100)")
     v.add_argument("--full", action="store_true",
                    help="the full matrix: mTHP sizes 16K..256K and 16K+64K, swap sizes 32M..128M and one "
-                        "not a multiple of 2M, the glibc RNG, more seeds, several zram devices")
+                        "not a multiple of 2M, the glibc RNG, more seeds, several zram devices, and the "
+                        "placement rows (mTHP mixes up to 2M at several region offsets)")
     v.add_argument("--placement", action="store_true",
                    help="only the placement rows of --full: mTHP mixes up to 2M at several region offsets")
     v.add_argument("--json", metavar="PATH", help="write every comparison as JSON ('-' for stdout)")

@@ -1,13 +1,11 @@
 """Region placement (issue 10): --region-offset on the model, the aslr draw,
-the driver's arguments, the placement study, and the live kernel at offsets
-(SWAPLAB_KERNEL_TESTS=1)."""
+the driver's arguments and the placement study (the live kernel at offsets:
+test_kernel_agreement.py)."""
 import json
 
 import pytest
 
-from conftest import needs_kernel
 from swaplab import golden
-from swaplab.compare import compare
 from swaplab.model import run_model
 from swaplab.params import WorkloadParams, aslr_offsets, parse_region_offset
 from swaplab.placement import placement_study
@@ -92,35 +90,6 @@ def test_placement_cli(cli, tmp_path):
     assert [r["offset"] for r in s["offsets"]] == [0, 64 * K]
     p = cli("placement", "thp-swap-v1", "--offsets", "0,3K")
     assert p.returncode == 2 and p.stderr.strip().endswith("--region-offset 3K is not a multiple of 4K")
-
-
-PLACED = [
-    ("v1-s-16K-64K-256K-at-1028K", dict(workload="thp-swap-v1", small_folios=True, mthp_kb=[16, 64, 256],
-                                        region_offset=[1028 * K, 12 * K])),
-    ("v2-a-64K-2M-at-704K", dict(workload="thp-swap", aligned_swapin=True, mthp_kb=[64, 2048],
-                                 region_offset=[704 * K, 0])),
-]
-
-
-@needs_kernel
-@pytest.mark.parametrize("label,kw", PLACED, ids=[v[0] for v in PLACED])
-def test_kernel_places_regions_and_agrees(label, kw, tmp_path, monkeypatch):
-    from swaplab.kernel import harness, machine as M
-    if M.active_swaps():
-        pytest.skip("other swap is active")
-    monkeypatch.setenv("SWAPLAB_STATE_DIR", str(tmp_path / "state"))
-    wp = WorkloadParams(iterations=12, **kw)
-    mres, mlay = run_model(wp, "linux-6.18")
-    for attempt in range(3):
-        kres, klay = harness.run_kernel(wp)
-        c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
-        if c["first_divergence"] is None or kres["first_other_pages_iteration"] is None:
-            break
-    regions = kres["kernel"]["regions"]
-    assert [r["offset"] for r in regions] == wp.region_offset[:len(regions)]
-    assert all(int(r["address"], 16) % (2 << 20) == r["offset"] for r in regions)
-    assert c["first_divergence"] is None
-    assert mlay == klay
 
 
 def test_placed_golden_variants_are_mixed_and_off_2m():
