@@ -98,3 +98,9 @@ def test_placed_golden_variants_are_mixed_and_off_2m():
         assert len(placed) >= 4
         assert all(len(o["mthp_kb"]) >= 2 for o in placed)
         assert any(o["region_offset"][0] % (256 * K) for o in placed)
+
+
+def test_history_names_the_region_offsets(cli):
+    p = cli("history", "thp-swap-v1", "--policies", "linux-6.18", "--iterations", "2",
+            "--region-offset", "1472K", check=True)
+    assert "regions at 1472K,0K" in p.stdout
