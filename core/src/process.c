@@ -3,14 +3,17 @@
  * frees, in the order the kernel makes them (the process-side rules 1-7 of
  * docs/workloads.md; what the live kernel added is in docs/kernel-findings.md).
  *
- * A process has regions (one VMA each, starting 2 MiB aligned), a PTE per
- * page and the folios its PTEs map. PTE encoding:
+ * A process has regions (one VMA each, starting at a chosen offset modulo
+ * 2 MiB: spec.pgoff pages), a PTE per page and the folios its PTEs map.
+ * Page indices are the region's own (0 = its first page); every alignment
+ * (folio orders, PMDs, page tables) is taken on the address, page pgoff +
+ * index of a 2 MiB-aligned frame (the placement helpers below). PTE encoding:
  *   0                      none
  *   PTE_SWAP | entry       swap entry: device type << SL_TYPE_SHIFT | slot
  *   PTE_PRESENT | folio id resident page of that folio
  *   PTE_ZERO               the shared zero page (a split remapped a page that
  *                          was never written; reclaim skips it)
- * Each region keeps a PMD state per 2 MiB: no page table, a page table, or
+ * Each region keeps a PMD state per 2 MiB of address: no page table, a page table, or
  * a PMD-mapped THP, because a PMD-size fault needs an empty PMD, and a data
  * bit per page: the page has been written since it was last dropped (its
  * content is not all zero), which decides what a split does with it.
@@ -85,6 +88,41 @@ static int gen_has(const sl_proc *p, unsigned prop) { return (p->s->pol->props &
 static int is_present(uint64_t pte) { return (pte & PTE_PRESENT) != 0; }
 static uint64_t pte_val(uint64_t pte) { return pte & PTE_VAL_MASK; }
 
+/* ---- placement: a region starts rg->spec.pgoff pages past a 2 MiB boundary */
+
+/* The PMD (2 MiB of address) holding page pg of the region. */
+static uint32_t pmd_index(const region *rg, uint64_t pg)
+{
+	return (uint32_t)((rg->spec.pgoff + pg) / PMD_PAGES);
+}
+
+/* The region's page index of the first page of the PMD after the one holding
+ * pg (it may lie past the region's end). */
+static uint64_t pmd_end_page(const region *rg, uint64_t pg)
+{
+	return (uint64_t)(pmd_index(rg, pg) + 1) * PMD_PAGES - rg->spec.pgoff;
+}
+
+/* thp_vma_suitable_order() - 6.18: the naturally aligned 2^order pages of
+ * address around pg lie inside the VMA; *head is then their first page. */
+static int thp_vma_suitable_order(const region *rg, uint32_t pg, int order, uint32_t *head)
+{
+	uint64_t nr = UINT64_C(1) << order, o = rg->spec.pgoff;
+	uint64_t a = (o + pg) & ~(nr - 1);
+
+	if (a < o || a + nr > o + rg->spec.npages)
+		return 0;
+	*head = (uint32_t)(a - o);
+	return 1;
+}
+
+/* The low `order` bits of pg's address (page units): a swap entry's offset
+ * must agree with them for a large swap-in (thp_swap_suitable_orders()). */
+static uint64_t addr_low_bits(const region *rg, uint32_t pg, int order)
+{
+	return (rg->spec.pgoff + pg) & ((UINT64_C(1) << order) - 1);
+}
+
 sl_proc *sl_proc_create(sl_device *d, int cpu, unsigned mthp_mask, int swapin_mode,
 			const sl_region_spec *reg, int nreg)
 {
@@ -117,7 +155,7 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	for (int r = 0; r < nreg; r++) {
 		p->reg[r].spec = reg[r];
 		p->reg[r].pte = calloc(reg[r].npages, sizeof(uint64_t));
-		p->reg[r].pmd = calloc(reg[r].npages / PMD_PAGES + 1, 1);
+		p->reg[r].pmd = calloc((reg[r].pgoff + reg[r].npages) / PMD_PAGES + 1, 1);
 		p->reg[r].data = calloc(reg[r].npages, 1);
 		if (s->pol->alloc_pages)
 			p->reg[r].swo = calloc(reg[r].npages, 1);
@@ -209,7 +247,7 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 			    .order = (uint8_t)order, .live = 1 };
 	for (uint32_t j = 0; j < nr; j++)
 		rg->pte[head + j] = PTE_PRESENT | id;
-	rg->pmd[head / PMD_PAGES] = order == SL_PMD_ORDER ? PMD_HUGE : PMD_TABLE;
+	rg->pmd[pmd_index(rg, head)] = order == SL_PMD_ORDER ? PMD_HUGE : PMD_TABLE;
 	return id;
 }
 
@@ -252,7 +290,7 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 	if (!head_kept)
 		folio_release(p, id);
 	if (f.order == SL_PMD_ORDER)
-		rg->pmd[f.head / PMD_PAGES] = PMD_TABLE;
+		rg->pmd[pmd_index(rg, f.head)] = PMD_TABLE;
 	p->st.zero_remapped += zeroed;
 	return zeroed;
 }
@@ -265,32 +303,35 @@ static int range_none(const region *rg, uint32_t a, uint32_t nr)
 	return 1;
 }
 
-/* do_anonymous_page() + alloc_anon_folio() - 6.18: a PMD THP when the PMD is
- * empty and 2 MiB is enabled; else the largest enabled mTHP order whose
- * aligned range lies in the VMA with every PTE none; else order 0. */
+/* do_anonymous_page() + alloc_anon_folio() - 6.18: a PMD THP
+ * (do_huge_pmd_anonymous_page()) when 2 MiB is enabled, the PMD is empty and
+ * its 2 MiB of address lie inside the VMA; else the largest enabled mTHP
+ * order whose aligned range of address lies inside the VMA with every PTE
+ * none; else order 0. At a region's edges and around holes the order thus
+ * depends on where the region starts (its pgoff). */
 static void fault_anon(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
 	int order = 0;
+	uint32_t head = pg;
 
 	if (!(rg->spec.vmflags & SL_VMA_NOHUGEPAGE) && p->mthp) {
-		uint32_t pmd = pg / PMD_PAGES;
-		if ((p->mthp & (1u << SL_PMD_ORDER)) && rg->pmd[pmd] == PMD_NONE &&
-		    (uint64_t)(pmd + 1) * PMD_PAGES <= rg->spec.npages) {
+		if ((p->mthp & (1u << SL_PMD_ORDER)) && rg->pmd[pmd_index(rg, pg)] == PMD_NONE &&
+		    thp_vma_suitable_order(rg, pg, SL_PMD_ORDER, &head)) {
 			order = SL_PMD_ORDER;
 		} else {
 			for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
-				uint32_t nr = 1u << k, a = pg & ~(nr - 1);
-				if ((p->mthp & (1u << k)) && a + nr <= rg->spec.npages &&
-				    range_none(rg, a, nr)) {
+				uint32_t a;
+				if ((p->mthp & (1u << k)) && thp_vma_suitable_order(rg, pg, k, &a) &&
+				    range_none(rg, a, 1u << k)) {
 					order = k;
+					head = a;
 					break;
 				}
 			}
 		}
 	}
-	uint32_t nr = 1u << order;
-	folio_map_new(p, r, pg & ~(nr - 1), order);
+	folio_map_new(p, r, head, order);
 	p->st.faults_anon[order]++;
 }
 
@@ -335,8 +376,9 @@ static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
 
 /* do_swap_page() - 6.18 on a synchronous-I/O device with swap count 1: the
  * swap cache is bypassed, alloc_swap_folio() picks the largest enabled order
- * below PMD whose range can be swapped in whole (offset and address agree
- * modulo the size), and the slots are freed at once. noncontig also takes a
+ * below PMD whose aligned range of address lies in the VMA and can be
+ * swapped in whole (offset and address agree modulo the size), and the
+ * slots are freed at once. noncontig also takes a
  * range that was swapped out as one folio, its runs of slots freed in turn. */
 static void fault_swap(sl_proc *p, int r, uint32_t pg)
 {
@@ -347,11 +389,11 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	if (p->swapin_mode == SL_SWAPIN_LARGE && (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) &&
 	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
 		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
-			uint32_t nr = 1u << k, a = pg & ~(nr - 1);
-			if (!(p->mthp & (1u << k)) || a + nr > rg->spec.npages)
+			uint32_t nr = 1u << k, a;
+			if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
 				continue;
 			uint64_t base = off - (pg - a);
-			if ((off & (nr - 1)) == (pg & (nr - 1)) && can_swapin_thp(rg, a, nr, base)) {
+			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) && can_swapin_thp(rg, a, nr, base)) {
 				folio_map_new(p, r, a, k);
 				sl_set_put(p->s, p->cpu, base, nr);
 				p->st.swpin[k]++;
@@ -409,9 +451,11 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 	uint64_t end = first + n;
 
 	for (uint64_t i = first; i < end;) {
-		uint32_t pmd = (uint32_t)(i / PMD_PAGES);
-		uint64_t pmd_start = (uint64_t)pmd * PMD_PAGES, pmd_end = pmd_start + PMD_PAGES;
+		uint32_t pmd = pmd_index(rg, i);
+		uint64_t pmd_end = pmd_end_page(rg, i);
 		if (rg->pmd[pmd] == PMD_HUGE) {
+			/* a PMD-mapped THP lies wholly inside the region */
+			uint64_t pmd_start = pmd_end - PMD_PAGES;
 			if (i == pmd_start && end >= pmd_end) {
 				uint32_t id = (uint32_t)pte_val(rg->pte[i]);
 				for (uint64_t j = pmd_start; j < pmd_end; j++) {
@@ -472,7 +516,7 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 		p->st.swpout_extra_runs[f->order] += runs - 1;
 	}
 	if (f->order == SL_PMD_ORDER)
-		rg->pmd[f->head / PMD_PAGES] = PMD_TABLE; /* unmapping splits the PMD */
+		rg->pmd[pmd_index(rg, f->head)] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
 	folio_release(p, id);
 }
@@ -559,11 +603,13 @@ static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
 static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 {
 	region *rg = &p->reg[r];
-	uint32_t pmd = (uint32_t)(s / PMD_PAGES), nq = 0;
+	uint32_t pmd = pmd_index(rg, s), nq = 0;
 
 	if (rg->pmd[pmd] == PMD_HUGE) {
-		uint32_t id = (uint32_t)pte_val(rg->pte[(uint64_t)pmd * PMD_PAGES]);
-		if (s == (uint64_t)pmd * PMD_PAGES && e == s + PMD_PAGES) {
+		/* a PMD-mapped THP lies wholly inside the region */
+		uint64_t head = pmd_end_page(rg, s) - PMD_PAGES;
+		uint32_t id = (uint32_t)pte_val(rg->pte[head]);
+		if (s == head && e == s + PMD_PAGES) {
 			queue_folio(p, &nq, id);
 			goto reclaim;
 		}
@@ -607,7 +653,7 @@ void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
 	uint64_t end = first + n;
 
 	for (uint64_t s = first; s < end;) {
-		uint64_t e = (s / PMD_PAGES + 1) * PMD_PAGES;
+		uint64_t e = pmd_end_page(&p->reg[r], s);
 		if (e > end)
 			e = end;
 		pageout_pmd(p, r, s, e);

@@ -76,6 +76,12 @@ int sl_wl_validate(const sl_wl_params *p, char *msg, size_t len)
 	    (p->region_b_bytes < SL_PAGE_SIZE || p->region_b_bytes % SL_PAGE_SIZE ||
 	     p->region_b_bytes / SL_PAGE_SIZE > UINT32_MAX))
 		return snprintf(msg, len, "region B size must be a non-zero multiple of 4K"), -1;
+	if (p->region_a_offset % SL_PAGE_SIZE || p->region_a_offset >= SL_CLUSTER * SL_PAGE_SIZE)
+		return snprintf(msg, len, "region A offset %u is not a multiple of 4K below 2M",
+				p->region_a_offset), -1;
+	if (p->region_b_offset % SL_PAGE_SIZE || p->region_b_offset >= SL_CLUSTER * SL_PAGE_SIZE)
+		return snprintf(msg, len, "region B offset %u is not a multiple of 4K below 2M",
+				p->region_b_offset), -1;
 	if (p->cpu < 0 || p->cpu >= SL_MAX_CPUS)
 		return snprintf(msg, len, "cpu must be in 0..%d", SL_MAX_CPUS - 1), -1;
 	if (p->cpus < 1 || p->cpu + p->cpus > SL_MAX_CPUS)
@@ -100,10 +106,12 @@ int sl_wl_regions(const sl_wl_params *p, sl_region_spec out[SL_MAX_REGIONS])
 {
 	out[0].npages = p->region_a_bytes / SL_PAGE_SIZE;
 	out[0].vmflags = SL_VMA_HUGEPAGE;
+	out[0].pgoff = p->region_a_offset / SL_PAGE_SIZE;
 	if (!p->small_folios)
 		return 1;
 	out[1].npages = p->region_b_bytes / SL_PAGE_SIZE;
 	out[1].vmflags = SL_VMA_NOHUGEPAGE;
+	out[1].pgoff = p->region_b_offset / SL_PAGE_SIZE;
 	return 2;
 }
 

@@ -55,22 +55,23 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 	static char *names[] = { "workload", "policy", "swap_bytes", "mthp_mask", "small_folios",
 				 "aligned_swapin", "iterations", "seed", "rng", "cpu",
 				 "region_a_bytes", "region_b_bytes", "check", "device", "cpus",
-				 "migrate_every", "swap_prio", "extra_swap", "metrics", NULL };
+				 "migrate_every", "swap_prio", "extra_swap", "metrics", "region_a_offset",
+				 "region_b_offset", NULL };
 	const char *workload = NULL, *rng = "default", *device = "zram";
 	unsigned long long swap = 0, seed = 1, ra = 0, rb = 0;
 	unsigned int mask = 1u << 4;
 	int small = 0, aligned = 0, iters = 100, cpu = 0, cpus = 1;
-	unsigned int migrate = 0;
+	unsigned int migrate = 0, offa = 0, offb = 0;
 	int prio = -1, metrics = 0;
 	PyObject *extra = NULL;
 	PyObject *empty = PyTuple_New(0);
 
 	*policy = "linux-6.18";
 	*check = 0;
-	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiIiOp", names, &workload,
+	int ok = PyArg_ParseTupleAndKeywords(empty, kw, "s|sKIppiKsiKKisiIiOpII", names, &workload,
 					     policy, &swap, &mask, &small, &aligned, &iters, &seed,
 					     &rng, &cpu, &ra, &rb, check, &device, &cpus, &migrate,
-					     &prio, &extra, &metrics);
+					     &prio, &extra, &metrics, &offa, &offb);
 	Py_DECREF(empty);
 	if (!ok)
 		return -1;
@@ -95,6 +96,8 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 		p->region_a_bytes = ra;
 	if (rb)
 		p->region_b_bytes = rb;
+	p->region_a_offset = offa;
+	p->region_b_offset = offb;
 	if (!strcmp(rng, "glibc"))
 		p->rng = SL_RNG_GLIBC;
 	else if (!strcmp(rng, "default"))

@@ -191,6 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     _kernel.add_parsers(sub)
     _compare.add_parsers(sub)
     _validate.add_parsers(sub)
+    from . import placement as _placement
+    _placement.add_parsers(sub)
 
     from . import history as _history
     _history.add_parsers(sub)

@@ -133,6 +133,9 @@ def describe(h: dict) -> str:
         parts.append(f"region A {p['region_a_bytes'] // 1024}K")
     if p["region_b_bytes"]:
         parts.append(f"region B {p['region_b_bytes'] // 1024}K")
+    if any(p.get("region_offset", [])):
+        parts.append("regions at " + ",".join(f"{b // 1024}K" for b in p["region_offset"])
+                     + (" (aslr)" if p.get("region_offset_aslr") else ""))
     parts += [f"seed {p['seed']}", f"rng {p['rng']}", f"cpu {p['cpu']}", f"{p['iterations']} iterations"]
     return ", ".join(parts)
 

@@ -109,6 +109,56 @@ def order_to_kb(order: int) -> int:
     return (PAGE << order) // KiB
 
 
+REGION_WINDOW = 2 * MiB     # --region-offset is the address modulo this
+ASLR_STEP = 64 * KiB        # posix_memalign(64 KiB) under ASLR: offsets are multiples of this
+
+
+def parse_region_offset(text: str) -> tuple[list, bool]:
+    """--region-offset A[,B] -> ([A, B] in bytes, False); 'aslr' -> ([0, 0], True)
+    (the offsets are drawn later from the seed: aslr_offsets). Each offset is
+    the region's address modulo 2 MiB: a multiple of 4K below 2M."""
+    t = (text or "").strip()
+    if t.lower() == "aslr":
+        return [0, 0], True
+    parts = t.split(",")
+    if len(parts) > 2:
+        raise ParamError(f"--region-offset '{shown(text)}' names more than two regions (A[,B] or aslr)")
+    out = []
+    for part in parts:
+        q = part.strip()
+        if q.startswith("-") and re.fullmatch(r"-[ \t]*[0-9]+[ \t]*[A-Za-z]*", q):
+            raise ParamError(f"--region-offset {shown(q)} is negative")
+        if not re.fullmatch(r"[0-9]+[ \t]*[A-Za-z]*", q):
+            raise ParamError(f"--region-offset '{shown(text)}' is not an offset "
+                             "(examples: 0, 1472K, 1M,64K, aslr)")
+        b = parse_size(q, "--region-offset")
+        if b % PAGE:
+            raise ParamError(f"--region-offset {shown(q)} is not a multiple of {format_size(PAGE)}")
+        if b >= REGION_WINDOW:
+            raise ParamError(f"--region-offset {shown(q)} is not below {format_size(REGION_WINDOW)} "
+                             "(it is the address modulo 2M)")
+        out.append(b)
+    return (out + [0])[:2], False
+
+
+def aslr_offsets(seed: int) -> list:
+    """The offsets 'aslr' draws for regions A and B from the seed: each a
+    64 KiB multiple below 2 MiB, as posix_memalign(64 KiB) places a region
+    under ASLR. splitmix64 of the seed, apart from the workload's own RNG
+    stream (docs/placement.md)."""
+    mask = 2 ** 64 - 1
+    x = (seed ^ 0x5157A1AB) & mask
+    out = []
+    for _ in range(2):
+        x = (x + 0x9E3779B97F4A7C15) & mask
+        z = x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        out.append((z % (REGION_WINDOW // ASLR_STEP)) * ASLR_STEP)
+    return out
+
+
 def parse_count(text: str, what: str, lo: int = 0, hi: int = MAX_COUNT) -> int:
     """A decimal count in [lo, hi]; the message names the option and the range."""
     _check_number_text(text, what)
@@ -140,6 +190,8 @@ class WorkloadParams:
     migrate_every: int = 0
     swap_prio: int = -1            # swapon -p; -1: none (-2, -3, ... in swapon order)
     extra_swap: list = field(default_factory=list)  # [{"bytes", "kind", "prio"}], swapon'ed after
+    region_offset: list = field(default_factory=lambda: [0, 0])  # A, B: address modulo 2 MiB
+    region_offset_aslr: bool = False  # region_offset was drawn from the seed (--region-offset aslr)
 
     def core_kwargs(self) -> dict:
         mask = 0
@@ -151,13 +203,17 @@ class WorkloadParams:
                     region_a_bytes=self.region_a_bytes, region_b_bytes=self.region_b_bytes,
                     device=self.device, cpus=self.cpus, migrate_every=self.migrate_every,
                     swap_prio=self.swap_prio,
-                    extra_swap=[(x["bytes"], x["kind"], x["prio"]) for x in self.extra_swap])
+                    extra_swap=[(x["bytes"], x["kind"], x["prio"]) for x in self.extra_swap],
+                    region_a_offset=self.region_offset[0], region_b_offset=self.region_offset[1])
 
     def as_json(self) -> dict:
         d = asdict(self)
         if self.swap_prio < 0 and not self.extra_swap:
             # one device without a priority: the parameters of every run before
             del d["swap_prio"], d["extra_swap"]
+        if not any(self.region_offset) and not self.region_offset_aslr:
+            # aligned regions: the parameters of every run before
+            del d["region_offset"], d["region_offset_aslr"]
         d["mthp_sizes"] = [f"{kb}K" if kb < 1024 else f"{kb // 1024}M" for kb in self.mthp_kb]
         return d
 
@@ -220,6 +276,9 @@ def add_workload_options(p: argparse.ArgumentParser, policy: bool = True) -> Non
     p.add_argument("--cpu", default="0", help="CPU the task runs on (default 0)")
     p.add_argument("--region-a-size", default=None, help="size of region A (default 60M)")
     p.add_argument("--region-b-size", default=None, help="size of region B (default 1M v1, 4M thp-swap)")
+    p.add_argument("--region-offset", default="0", metavar="A[,B]|aslr",
+                   help="address of region A (and B) modulo 2M, a multiple of 4K, e.g. 1472K or 1M,64K "
+                        "(default 0: 2M-aligned); aslr: each a 64K multiple drawn from the seed")
     p.add_argument("--cpus", default="1", help="CPUs the task may run on, from --cpu (default 1)")
     p.add_argument("--migrate-every", default="0",
                    help="model only: move the task to the next CPU every N swap allocations (default 0: pinned)")
@@ -248,6 +307,9 @@ def params_from_args(workload: str, a: argparse.Namespace) -> WorkloadParams:
     wp.iterations = parse_count(a.iterations, "--iterations", 1, MAX_ITERATIONS)
     wp.seed = parse_count(a.seed, "--seed")
     wp.rng = a.rng
+    wp.region_offset, wp.region_offset_aslr = parse_region_offset(getattr(a, "region_offset", "0"))
+    if wp.region_offset_aslr:
+        wp.region_offset = aslr_offsets(wp.seed)
     wp.device = a.device
     wp.cpu = parse_count(a.cpu, "--cpu", 0, _core.MAX_CPUS - 1)
     wp.cpus = parse_count(a.cpus, "--cpus", 1, _core.MAX_CPUS - wp.cpu)

@@ -56,7 +56,8 @@ def iteration_entry(i: int, r: dict, orders: list) -> dict:
           "swapped_pages": r.get("swapped_pages"),
           # slots in use that hold none of the workload's pages: on the
           # kernel, pages other processes put on the device (F5); in the
-          # <= 6.14 models, slots the slot caches hold
+          # <= 6.14 models, slots the slot caches hold (build_result names
+          # it cache_held_pages there)
           "other_pages": (r["inuse_pages"] - r["swapped_pages"]
                           if r.get("inuse_pages") is not None and r.get("swapped_pages") is not None
                           else None)}
@@ -96,7 +97,14 @@ def build_result(source: str, policy: str, wp: WorkloadParams, raw_iters: list, 
     if raw_iters and raw_iters[0].get("swpout_extents") is not None:
         res["extents"] = extents(raw_iters, orders)
     other = [it["iteration"] for it in iters if it["other_pages"]]
-    res["first_other_pages_iteration"] = other[0] if other else None
+    if source == "kernel":
+        res["first_other_pages_iteration"] = other[0] if other else None
+    else:
+        # in a model no other process swaps: the slots in use beyond the
+        # regions' pages are the ones the (<= 6.14) slot caches hold
+        for it in iters:
+            it["cache_held_pages"] = it.pop("other_pages")
+        res["first_cache_held_iteration"] = other[0] if other else None
     if extra:
         res.update(extra)
     return res
@@ -352,6 +360,8 @@ RESULT_SCHEMA = {
                 "cpus": {"type": "integer", "minimum": 1}, "migrate_every": _COUNT,
                 "swap_prio": {"type": "integer", "minimum": -1},
                 "extra_swap": {"type": "array", "items": _EXTRA_SWAP},
+                "region_offset": {"type": "array", "items": _COUNT},
+                "region_offset_aslr": {"type": "boolean"},
             }},
         "sizes_kb": {"type": "array", "items": {"type": "integer", "minimum": 4}},
         "iterations": {"type": "array", "items": {
@@ -364,6 +374,7 @@ RESULT_SCHEMA = {
                 "layout_hash": {"type": ["string", "null"], "pattern": r"[0-9a-f]{16}"},
                 "inuse_pages": _COUNT_OR_NULL, "swapped_pages": _COUNT_OR_NULL,
                 "other_pages": {"type": ["integer", "null"]},
+                "cache_held_pages": {"type": ["integer", "null"]},
                 "inuse_pages_by_device": {"type": "array", "items": _COUNT},
             }}},
         "complete": {"type": "boolean"},
@@ -373,6 +384,7 @@ RESULT_SCHEMA = {
                    "properties": {"npages": _COUNT, "hash": _HASH}},
         "seconds": {"type": "number", "minimum": 0},
         "first_other_pages_iteration": {"type": ["integer", "null"], "minimum": 1},
+        "first_cache_held_iteration": {"type": ["integer", "null"], "minimum": 1},
     },
 }
 

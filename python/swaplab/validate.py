@@ -3,7 +3,9 @@ matrix of workload variants, one row per variant (docs/kernel-harness.md).
 
 Default matrix, 64M swap each: thp-swap-v1 with and without -s; thp-swap
 with none, -a, -s, -a -s; all at 64K mTHP; plus 16K and 32K mTHP variants of
-thp-swap-v1 and thp-swap -a. --full adds full_matrix()'s variants.
+thp-swap-v1 and thp-swap -a. --full adds full_matrix()'s variants, among them
+placement_matrix()'s (--placement alone): mTHP mixes up to 2M at several
+region offsets (docs/placement.md).
 """
 from __future__ import annotations
 
@@ -34,10 +36,31 @@ def default_matrix() -> list:
     return m
 
 
+# --full: mixes of mTHP sizes up to 2M, each on both workloads at several
+# region offsets (docs/placement.md); 704K and 1028K are not multiples of 256K.
+MIXES = ((64, 2048), (16, 64, 256), (32, 64, 128), (16, 64, 256, 1024),
+         (16, 32, 64, 128, 256, 512, 1024, 2048))
+MIX_OFFSETS = ((0, 0), (64 << 10, 0), (704 << 10, 0), (1472 << 10, 0), (1028 << 10, 12 << 10))
+
+
+def placement_matrix() -> list:
+    """Each mix of MIXES on thp-swap-v1 -s and thp-swap -a -s at each offset of MIX_OFFSETS,
+    plus the published W1 shape (16K+64K+256K, glibc rand, CPU 1) at four offsets."""
+    m = []
+    for mix in MIXES:
+        for off in MIX_OFFSETS:
+            m += [_v("thp-swap-v1", mix, small=True, region_offset=list(off)),
+                  _v("thp-swap", mix, small=True, aligned=True, region_offset=list(off))]
+    for off in (0, 64 << 10, 128 << 10, 1472 << 10):
+        m.append(_v("thp-swap-v1", (16, 64, 256), rng="glibc", cpu=1, region_offset=[off, 0]))
+    return m
+
+
 def full_matrix() -> list:
     """--full: the default matrix, then every mTHP size alone and 16K+64K, other
-    swap sizes (one not a multiple of 2M), the glibc RNG, three more seeds and
-    several zram devices."""
+    swap sizes (one not a multiple of 2M), the glibc RNG, three more seeds,
+    several zram devices and the placement matrix (mixes up to 2M at several
+    region offsets)."""
     m = default_matrix()
     for sizes in ((128,), (256,), (16, 64)):
         m += [_v("thp-swap-v1", sizes), _v("thp-swap-v1", sizes, small=True),
@@ -62,7 +85,7 @@ def full_matrix() -> list:
           _v("thp-swap", aligned=True, swap_bytes=16 << 20,
              extra_swap=[{"bytes": 16 << 20, "kind": "zram", "prio": -1},
                          {"bytes": 32 << 20, "kind": "zram", "prio": -1}])]
-    return m
+    return m + placement_matrix()
 
 
 def variant_name(wp: WorkloadParams) -> str:
@@ -79,6 +102,10 @@ def variant_name(wp: WorkloadParams) -> str:
         name += f" prio={wp.swap_prio}"
     for x in wp.extra_swap:
         name += f" +{x['bytes'] >> 20}M" + (f" prio={x['prio']}" if x["prio"] >= 0 else "")
+    if wp.cpu:
+        name += f" cpu={wp.cpu}"
+    if any(wp.region_offset):
+        name += " at " + ",".join(f"{b >> 10}K" for b in wp.region_offset[:1 + bool(wp.small_folios)])
     return name
 
 
@@ -92,7 +119,10 @@ def add_parsers(sub) -> None:
     v.add_argument("--iterations", default="100", help="iterations per variant (default 100)")
     v.add_argument("--full", action="store_true",
                    help="the full matrix: mTHP sizes 16K..256K and 16K+64K, swap sizes 32M..128M and one "
-                        "not a multiple of 2M, the glibc RNG, more seeds, several zram devices")
+                        "not a multiple of 2M, the glibc RNG, more seeds, several zram devices, and the "
+                        "placement rows (mTHP mixes up to 2M at several region offsets)")
+    v.add_argument("--placement", action="store_true",
+                   help="only the placement rows of --full: mTHP mixes up to 2M at several region offsets")
     v.add_argument("--json", metavar="PATH", help="write every comparison as JSON ('-' for stdout)")
     v.add_argument("--retries", default="2",
                    help="rerun a kernel run on which other processes swapped onto the device, up to N "
@@ -103,13 +133,13 @@ def add_parsers(sub) -> None:
 
 
 def run_validate(iterations: int, allow_other_swap: bool = False, progress=None,
-                 full: bool = False, retries: int = 0) -> dict:
+                 full: bool = False, retries: int = 0, placement: bool = False) -> dict:
     from .compare import compare
     from .kernel import harness
     from .model import run_model
 
     variants = [WorkloadParams(iterations=iterations, **v)
-                for v in (full_matrix() if full else default_matrix())]
+                for v in (placement_matrix() if placement else full_matrix() if full else default_matrix())]
     all_sizes = sorted({kb for v in variants for kb in v.mthp_kb})
     probe = WorkloadParams(workload="thp-swap-v1", mthp_kb=all_sizes)
     tools = harness.preflight(probe, allow_other_swap)
@@ -179,7 +209,7 @@ def _cmd_validate(a) -> int:
         retries = parse_count(a.retries, "--retries")
         v = run_validate(n, a.allow_other_swap, retries=retries,
                          progress=lambda s: print(f"validate: {s}", file=sys.stderr, flush=True),
-                         full=a.full)
+                         full=a.full, placement=a.placement)
     except ParamError as e:
         sys.stderr.write(f"swaplab validate: error: {e}\n")
         return 2

@@ -268,3 +268,107 @@ TEST(process_pageout_split_maps_never_written_pages_to_zero_page)
 	sl_proc_destroy(p);
 	sl_device_destroy(d);
 }
+
+/* A region starting pgoff pages past a 2 MiB boundary (--region-offset). */
+static sl_proc *proc_at(sl_device *d, unsigned mthp, uint64_t npages, uint32_t pgoff)
+{
+	sl_region_spec r = { .npages = npages, .vmflags = SL_VMA_HUGEPAGE, .pgoff = pgoff };
+	return sl_proc_create(d, 0, mthp, SL_SWAPIN_LARGE, &r, 1);
+}
+
+TEST(process_offset_edge_folios_follow_the_address)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	/* 8 pages (32K) past a 2 MiB boundary: page 0's 64K of address starts
+	 * before the region, its 32K does not */
+	sl_proc *p = proc_at(d, M(4) | M(3), 64, 8);
+	sl_proc_touch(p, 0, 0, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[3], 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[4], 0);
+	sl_proc_touch(p, 0, 8, 1);           /* address 16: a whole 64K folio, pages 8..23 */
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[4], 1);
+	sl_proc_touch(p, 0, 60, 1);          /* address 68: its 64K would pass the end (72) */
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[3], 2);
+	sl_proc_pageout(p, 0, 0, 64);
+	/* swapped out in address order: the 32K folio first, then the 64K one */
+	CHECK_EQ(slot_of(p, 0), 512);
+	CHECK_EQ(slot_of(p, 8), 1024);       /* 64K takes a cluster of its own order */
+	CHECK_PROC(p);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(process_offset_pmd_thp_only_where_2m_of_address_fits)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	/* 1024 pages at 256 pages (1 MiB) past a boundary: only PMD 1 (pages
+	 * 256..767) lies wholly inside */
+	sl_proc *p = proc_at(d, M(9) | M(6), 1024, 256);
+	sl_proc_touch(p, 0, 0, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[9], 0);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[6], 1);
+	sl_proc_touch(p, 0, 300, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[9], 1);
+	sl_proc_touch(p, 0, 1000, 1);        /* the last PMD is cut by the end */
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[9], 1);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[6], 2);
+	/* MADV_PAGEOUT of the whole region writes the THP whole */
+	sl_proc_pageout(p, 0, 0, 1024);
+	CHECK_EQ(sl_proc_stats_get(p)->swpout[9], 1);
+	CHECK_EQ(sl_proc_stats_get(p)->splits, 0);
+	/* MADV_DONTNEED of exactly its 2 MiB drops it with no split */
+	sl_proc_touch(p, 0, 256, 512);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[9], 1);  /* the page table stays */
+	CHECK_PROC(p);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(process_offset_swapin_aligns_on_the_address)
+{
+	sl_device *d = t_device("linux-6.18", 16384);
+	/* 4 pages (16K) past a boundary: 64K folios at pages 12, 28, ... */
+	sl_proc *p = proc_at(d, M(4), 64, 4);
+	sl_proc_touch(p, 0, 12, 16);
+	CHECK_EQ(sl_proc_stats_get(p)->faults_anon[4], 1);
+	sl_proc_pageout(p, 0, 12, 16);
+	CHECK_EQ(sl_proc_stats_get(p)->swpout[4], 1);
+	CHECK_EQ(slot_of(p, 12), 512);
+	/* slot 512 + 3 and address 16 + 3 agree modulo 16: swapped in whole */
+	sl_proc_touch(p, 0, 15, 1);
+	CHECK_EQ(sl_proc_stats_get(p)->swpin[4], 1);
+	CHECK_INVARIANTS(d);
+	CHECK_PROC(p);
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+TEST(process_offset_matters_only_for_folios_larger_than_it_aligns)
+{
+	/* 64K alone: a 64K-multiple offset changes nothing; with 256K and 2M
+	 * it moves the folios and so the layout */
+	uint64_t h[4];
+	const uint32_t offs[4] = { 0, 16, 0, 16 };
+	const unsigned mthp[4] = { M(4), M(4), M(4) | M(6) | M(9), M(4) | M(6) | M(9) };
+	for (int k = 0; k < 4; k++) {
+		sl_device *d = t_device("linux-6.18", 16384);
+		sl_proc *p = proc_at(d, mthp[k], 2048, offs[k]);
+		sl_proc_touch(p, 0, 0, 2048);
+		sl_proc_dontneed(p, 0, 96, 48);
+		sl_proc_pageout(p, 0, 0, 2048);
+		sl_proc_touch(p, 0, 80, 80);
+		sl_proc_pageout(p, 0, 0, 2048);
+		uint64_t *l = calloc(2048, sizeof(uint64_t));
+		sl_proc_layout(p, l);
+		h[k] = sl_layout_hash(l, 2048);
+		free(l);
+		CHECK_PROC(p);
+		CHECK_INVARIANTS(d);
+		sl_proc_destroy(p);
+		sl_device_destroy(d);
+	}
+	CHECK_EQ(h[0], h[1]);
+	CHECK(h[2] != h[3]);
+}

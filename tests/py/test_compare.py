@@ -213,7 +213,11 @@ def test_foreign_pages_on_the_kernel_device_are_reported(cli, tmp_path):
     c = json.loads(cli("compare", a, b, "--json", "-", check=True).stdout)
     assert c["interference"] == {"a": None, "b": 3}
     assert c["first_divergence"] == {"iteration": 3, "what": ["hash"]}
-    assert c["iterations"][2]["other_pages"] == {"a": 0, "b": 1}
+    # a model has no other processes: its difference is the slot caches' (cache_held_pages)
+    assert c["iterations"][2]["other_pages"] == {"a": None, "b": 1}
+    m = json.loads(open(a).read())
+    assert "first_other_pages_iteration" not in m and m["first_cache_held_iteration"] is None
+    assert [it["cache_held_pages"] for it in m["iterations"]] == [0, 0, 0, 0]
 
 
 def test_malformed_results_refused(cli, tmp_path):

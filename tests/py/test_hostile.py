@@ -91,7 +91,7 @@ def assert_refused(capsys, d, args, want=None):
 WORKLOAD_SIZE_OPTS = ["--swap-size", "--region-a-size", "--region-b-size"]
 WORKLOAD_COUNT_OPTS = ["--iterations", "--seed", "--cpu", "--cpus", "--migrate-every", "--swap-prio"]
 WORKLOAD_OPTS = WORKLOAD_SIZE_OPTS + WORKLOAD_COUNT_OPTS + ["--mthp", "--add-swap", "--policy",
-                                                          "--rng", "--device"]
+                                                          "--rng", "--device", "--region-offset"]
 
 CMDS = {
     "run": ["run", "thp-swap-v1", "-q"],
@@ -183,6 +183,31 @@ def _target(work, kind, opt):
     elif kind == "no-directory":
         return str(work / "missing" / name)
     return str(p)
+
+
+# --region-offset (issue 10): the exact one-line message of each bad offset
+REGION_OFFSET_CASES = [
+    ("1000", "--region-offset 1000 is not a multiple of 4K"),
+    ("6K", "--region-offset 6K is not a multiple of 4K"),
+    ("64K,100", "--region-offset 100 is not a multiple of 4K"),
+    ("2M", "--region-offset 2M is not below 2M (it is the address modulo 2M)"),
+    ("0,2048K", "--region-offset 2048K is not below 2M (it is the address modulo 2M)"),
+    ("3M", "--region-offset 3M is not below 2M (it is the address modulo 2M)"),
+    ("-4K", "--region-offset -4K is negative"),
+    ("64K,-64K", "--region-offset -64K is negative"),
+    ("lots", "--region-offset 'lots' is not an offset (examples: 0, 1472K, 1M,64K, aslr)"),
+    ("4K,", "--region-offset '4K,' is not an offset (examples: 0, 1472K, 1M,64K, aslr)"),
+    ("0x1000", "--region-offset '0x1000' is not an offset (examples: 0, 1472K, 1M,64K, aslr)"),
+    ("64Q", "--region-offset '64Q' is not a size (examples: 64M, 16K, 2G)"),
+    ("4K,8K,12K", "--region-offset '4K,8K,12K' names more than two regions (A[,B] or aslr)"),
+]
+
+
+@pytest.mark.parametrize("cmd", list(CMDS))
+@pytest.mark.parametrize("val,want", REGION_OFFSET_CASES, ids=[c[0] for c in REGION_OFFSET_CASES])
+def test_bad_region_offset_exact_message(capsys, work, cmd, val, want):
+    line = assert_refused(capsys, work, CMDS[cmd] + [f"--region-offset={val}"])
+    assert line.endswith(want), line
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a character device needs root")

@@ -18,6 +18,11 @@ VARIANTS = [
                         extra_swap=[dict(bytes=32 << 20, kind="zram", prio=5)])),
     ("v1-16M-over-64M", dict(workload="thp-swap-v1", swap_bytes=16 << 20, swap_prio=10,
                              extra_swap=[dict(bytes=64 << 20, kind="zram", prio=1)])),
+    # regions placed off 2 MiB, mixed sizes up to 2M (docs/placement.md)
+    ("v1-s-16K-64K-256K-at-1028K", dict(workload="thp-swap-v1", small_folios=True, mthp_kb=[16, 64, 256],
+                                        region_offset=[1028 << 10, 12 << 10])),
+    ("v2-a-64K-2M-at-704K", dict(workload="thp-swap", aligned_swapin=True, mthp_kb=[64, 2048],
+                                 region_offset=[704 << 10, 0])),
 ]
 
 
@@ -40,6 +45,10 @@ def test_kernel_and_model_layouts_identical(label, kw, tmp_path, monkeypatch):
             break
     assert c["first_divergence"] is None, (c["first_divergence"], kres["first_other_pages_iteration"])
     assert mlay == klay
+    # the driver placed each region where it was asked to (--region-offset)
+    regions = kres["kernel"]["regions"]
+    assert [r["offset"] for r in regions] == wp.region_offset[:len(regions)]
+    assert all(int(r["address"], 16) % (2 << 20) == r["offset"] for r in regions)
     for mi, ki in zip(mres["iterations"], kres["iterations"]):
         assert mi["sizes"] == ki["sizes"]
         assert mi["layout_hash"] == ki["layout_hash"]

@@ -83,3 +83,16 @@ def test_every_policy_runs_every_workload_with_checks(policy):
         wp = WorkloadParams(workload=wl, iterations=3, small_folios=True)
         res, _ = run_model(wp, policy, check=1)
         assert len(res["iterations"]) == 3
+
+
+def test_slot_cache_slots_are_named_cache_held():
+    """Issue 10: in a slot-cache generation the slots in use beyond the
+    regions' pages are the caches', not other processes' pages."""
+    from swaplab.model import run_model
+    from swaplab.params import WorkloadParams
+    res, _ = run_model(WorkloadParams(workload="thp-swap-v1", small_folios=True, iterations=3), "linux-6.12")
+    assert "first_other_pages_iteration" not in res
+    assert res["first_cache_held_iteration"] == 1
+    assert all(it["cache_held_pages"] > 0 for it in res["iterations"])
+    res, _ = run_model(WorkloadParams(workload="thp-swap-v1", small_folios=True, iterations=3), "linux-6.18")
+    assert res["first_cache_held_iteration"] is None

@@ -150,6 +150,9 @@ typedef struct sl_wl_params {
 	int cpu;
 	uint64_t region_a_bytes;   /* 0: workload default */
 	uint64_t region_b_bytes;   /* 0: workload default */
+	uint32_t region_a_offset;  /* address of region A modulo 2 MiB, in bytes:
+				      a multiple of 4 KiB below 2 MiB (0: aligned) */
+	uint32_t region_b_offset;  /* the same for region B */
 	uint32_t chunk_bytes;      /* 0: 64 KiB, the programs' chunk */
 	unsigned device;           /* SL_DEV_* flags; default SL_DEV_ZRAM */
 	int cpus;                  /* CPUs the task may run on: cpu .. cpu+cpus-1 */
@@ -178,6 +181,8 @@ enum { SL_VMA_HUGEPAGE = 1, SL_VMA_NOHUGEPAGE = 2 };
 typedef struct sl_region_spec {
 	uint64_t npages;
 	unsigned vmflags;          /* SL_VMA_* */
+	uint32_t pgoff;            /* the region's first page modulo 2 MiB, in
+				      pages (0..511): decides folio alignment */
 } sl_region_spec;
 
 /* Regions the workload maps: returns how many (A, then B if used). */

@@ -101,6 +101,9 @@ def _driver_argv(wp: WorkloadParams, out_json: str, out_layout: str, devs: list)
         argv += ["--region-a-bytes", str(wp.region_a_bytes)]
     if wp.region_b_bytes:
         argv += ["--region-b-bytes", str(wp.region_b_bytes)]
+    if any(wp.region_offset):
+        argv += ["--region-a-offset", str(wp.region_offset[0]),
+                 "--region-b-offset", str(wp.region_offset[1])]
     return argv
 
 
@@ -195,6 +198,9 @@ def _frag(f: dict) -> dict:
 
 def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
     npages = raw["npages"]
+    placed = [r.get("offset") for r in raw.get("regions", [])]
+    if placed and placed != list(wp.region_offset[:len(placed)]):
+        raise M.HarnessError(f"the driver placed the regions at offsets {placed}, not {wp.region_offset}")
     final_hash = _core.layout_hash(layout)
     if final_hash != raw["final_layout_hash"]:
         raise M.HarnessError("the driver's layout file does not match its final layout hash")
@@ -228,6 +234,7 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
         "other_swap": swaps_before,
         "swap_types_seen": sorted(types, key=str),
         "driver": os.path.basename(M.driver_path()),
+        "regions": raw.get("regions", []),
         "wall_seconds": round(wall, 3),
     }}
     res = build_result("kernel", f"kernel-{rel}", wp, iters, npages=npages, final_hash=final_hash,

@@ -5,8 +5,10 @@
  * The Python harness (swaplab kernel run) prepares the machine (its own zram
  * swap device, the mTHP knobs) and starts this program, which:
  *   - pins itself to --cpu;
- *   - maps region A (and B) as separate anonymous mappings aligned to 2 MiB,
- *     MADV_HUGEPAGE on A, MADV_NOHUGEPAGE on B (sl_wl_regions' vmflags);
+ *   - maps region A (and B) as separate anonymous mappings, each starting
+ *     exactly its --region-X-offset past a 2 MiB boundary (0: aligned; a
+ *     larger range is reserved and the region placed inside it), MADV_HUGEPAGE
+ *     on A, MADV_NOHUGEPAGE on B (sl_wl_regions' vmflags);
  *   - plays the same stream as the model (sl_wl_play): TOUCH writes 0x11 to
  *     every page of the range in address order, DONTNEED and PAGEOUT are the
  *     madvise calls;
@@ -343,16 +345,18 @@ static int emit(void *ctx, const sl_op *op)
 	return 0;
 }
 
-static unsigned char *map_region(uint64_t npages, unsigned vmflags)
+/* Maps npages at exactly pgoff pages past a 2 MiB boundary: reserves 4 MiB
+ * more than the region, places the region inside and unmaps the rest. */
+static unsigned char *map_region(uint64_t npages, unsigned vmflags, uint32_t pgoff)
 {
 	size_t len = (size_t)npages * PAGE;
-	size_t over = len + ALIGN_2M;
+	size_t over = len + 2 * ALIGN_2M;
 	unsigned char *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uintptr_t start, end;
 
 	if (raw == MAP_FAILED)
 		die(1, "mmap of %zu bytes: %s", over, strerror(errno));
-	start = ((uintptr_t)raw + ALIGN_2M - 1) & ~(uintptr_t)(ALIGN_2M - 1);
+	start = (((uintptr_t)raw + ALIGN_2M - 1) & ~(uintptr_t)(ALIGN_2M - 1)) + (uintptr_t)pgoff * PAGE;
 	end = start + len;
 	if (start > (uintptr_t)raw)
 		munmap(raw, start - (uintptr_t)raw);
@@ -410,8 +414,9 @@ static void write_outputs(const drv *d, double seconds)
 		sl_wl_name(d->p.workload), d->npages, seconds);
 	fprintf(f, " \"regions\": [");
 	for (int i = 0; i < d->nreg; i++)
-		fprintf(f, "%s{\"npages\": %" PRIu64 ", \"address\": \"0x%" PRIxPTR "\"}", i ? ", " : "",
-			d->reg[i].npages, (uintptr_t)d->base[i]);
+		fprintf(f, "%s{\"npages\": %" PRIu64 ", \"address\": \"0x%" PRIxPTR "\", \"offset\": %" PRIuPTR "}",
+			i ? ", " : "", d->reg[i].npages, (uintptr_t)d->base[i],
+			(uintptr_t)d->base[i] & (uintptr_t)(ALIGN_2M - 1));
 	fprintf(f, "],\n \"final_layout_hash\": %" PRIu64 ",\n \"iterations\": [", sl_layout_hash(d->layout, d->npages));
 	for (int i = 0; i < d->it; i++) {
 		const iter_rec *r = &d->iters[i];
@@ -459,7 +464,8 @@ static void usage(void)
 		"usage: swaplab-kdriver --workload NAME --json PATH --layout PATH [--swap-bytes N]\n"
 		"         [--mthp-mask M] [--small-folios] [--aligned-swapin] [--iterations N]\n"
 		"         [--seed S] [--rng default|glibc] [--cpu C] [--region-a-bytes N]\n"
-		"         [--region-b-bytes N] [--sysfs-root DIR] [--swap-dev PATH]\n"
+		"         [--region-b-bytes N] [--region-a-offset N] [--region-b-offset N]\n"
+		"         [--sysfs-root DIR] [--swap-dev PATH]\n"
 		"         [--parent-pid PID] [--progress]\n"
 		"Started by 'swaplab kernel run', which prepares the machine; see docs/kernel-harness.md.\n");
 }
@@ -478,6 +484,8 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "region-a-bytes", required_argument, NULL, 'A' },
 		{ "region-b-bytes", required_argument, NULL, 'B' },
+		{ "region-a-offset", required_argument, NULL, 'O' },
+		{ "region-b-offset", required_argument, NULL, 'Q' },
 		{ "sysfs-root", required_argument, NULL, 'y' },
 		{ "swap-dev", required_argument, NULL, 'd' },
 		{ "json", required_argument, NULL, 'j' },
@@ -490,6 +498,7 @@ int main(int argc, char **argv)
 	drv d;
 	const char *workload = NULL, *rng = "default";
 	uint64_t swap = 0, mask = 1u << 4, iters = 100, seed = 1, cpu = 0, ra = 0, rb = 0, ppid = 0;
+	uint64_t oa = 0, ob = 0;
 	int small = 0, aligned = 0, c;
 	char msg[256];
 	sigset_t none;
@@ -513,6 +522,8 @@ int main(int argc, char **argv)
 		case 'c': cpu = parse_u64(optarg, "--cpu"); break;
 		case 'A': ra = parse_u64(optarg, "--region-a-bytes"); break;
 		case 'B': rb = parse_u64(optarg, "--region-b-bytes"); break;
+		case 'O': oa = parse_u64(optarg, "--region-a-offset"); break;
+		case 'Q': ob = parse_u64(optarg, "--region-b-offset"); break;
 		case 'y': d.sysfs_root = optarg; break;
 		case 'd':
 			if (d.nswap == SL_MAX_SWAPFILES)
@@ -537,7 +548,7 @@ int main(int argc, char **argv)
 	sl_wl_defaults(&d.p, w);
 	if (swap)
 		d.p.swap_bytes = swap;
-	if (mask > UINT32_MAX || iters > INT32_MAX || cpu > INT32_MAX)
+	if (mask > UINT32_MAX || iters > INT32_MAX || cpu > INT32_MAX || oa > UINT32_MAX || ob > UINT32_MAX)
 		die(2, "a parameter is out of range");
 	d.p.mthp_mask = (unsigned)mask;
 	d.p.small_folios = small;
@@ -549,6 +560,8 @@ int main(int argc, char **argv)
 		d.p.region_a_bytes = ra;
 	if (rb)
 		d.p.region_b_bytes = rb;
+	d.p.region_a_offset = (uint32_t)oa;
+	d.p.region_b_offset = (uint32_t)ob;
 	if (!strcmp(rng, "glibc"))
 		d.p.rng = SL_RNG_GLIBC;
 	else if (!strcmp(rng, "default"))
@@ -573,7 +586,7 @@ int main(int argc, char **argv)
 
 	d.nreg = sl_wl_regions(&d.p, d.reg);
 	for (int i = 0; i < d.nreg; i++) {
-		d.base[i] = map_region(d.reg[i].npages, d.reg[i].vmflags);
+		d.base[i] = map_region(d.reg[i].npages, d.reg[i].vmflags, d.reg[i].pgoff);
 		d.npages += d.reg[i].npages;
 	}
 	d.pm = calloc(d.npages, sizeof(uint64_t));
