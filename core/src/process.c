@@ -240,8 +240,9 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 	uint32_t nr = 1u << order;
 	region *rg = &p->reg[r];
 
-	/* a folio is naturally aligned in the VMA and lies inside it */
-	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && !(head & (nr - 1)));
+	/* a folio is naturally aligned in the address space and lies inside
+	 * the VMA */
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && !addr_low_bits(rg, head, order));
 	SL_ASSERT((uint64_t)head + nr <= rg->spec.npages && id > 0 && !p->f[id].live);
 	p->f[id] = (folio){ .head = head, .mapped = nr, .region = (uint8_t)r,
 			    .order = (uint8_t)order, .live = 1 };

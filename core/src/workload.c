@@ -132,31 +132,50 @@ static int drop_and_write(sl_wl_emit emit, void *ctx, int region, uint32_t first
 	return 0;
 }
 
-static int play_v1(const sl_wl_params *p, const sl_region_spec *reg, int nreg, sl_rng *rng,
-		   sl_wl_emit emit, void *ctx)
+/* Both tests' fresh folios: 256 random chunks of region A dropped and
+ * written again (each a new large folio where the chunk allows one). */
+static int rewrite_chunks(const sl_wl_params *p, const sl_region_spec *reg, sl_rng *rng,
+			  sl_wl_emit emit, void *ctx)
 {
 	uint32_t cp = p->chunk_bytes / SL_PAGE_SIZE;
 	uint32_t nchunks = (uint32_t)(reg[0].npages / cp);
 
+	for (int i = 0; i < 256; i++) {
+		uint32_t c = sl_rng_below(rng, nchunks);
+		int rc = drop_and_write(emit, ctx, 0, c * cp, cp);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The end of an iteration: every region paged out (MADV_PAGEOUT). */
+static int pageout_all(const sl_region_spec *reg, int nreg, sl_wl_emit emit, void *ctx)
+{
+	for (int r = 0; r < nreg; r++)
+		EMIT(SL_OP_PAGEOUT, r, 0, (uint32_t)reg[r].npages);
+	EMIT(SL_OP_ITER_END, 0, 0, 0);
+	return 0;
+}
+
+static int play_v1(const sl_wl_params *p, const sl_region_spec *reg, int nreg, sl_rng *rng,
+		   sl_wl_emit emit, void *ctx)
+{
+	int rc;
+
 	EMIT(SL_OP_WARMUP_END, 0, 0, 0);
 	for (int it = 1; it <= p->iterations; it++) {
-		for (int i = 0; i < 256; i++) {
-			uint32_t c = sl_rng_below(rng, nchunks);
-			int rc = drop_and_write(emit, ctx, 0, c * cp, cp);
-			if (rc)
-				return rc;
-		}
+		if ((rc = rewrite_chunks(p, reg, rng, emit, ctx)))
+			return rc;
 		if (nreg > 1) {
 			for (int i = 0; i < 64; i++) {
 				uint32_t pg = sl_rng_below(rng, (uint32_t)reg[1].npages);
-				int rc = drop_and_write(emit, ctx, 1, pg, 1);
-				if (rc)
+				if ((rc = drop_and_write(emit, ctx, 1, pg, 1)))
 					return rc;
 			}
 		}
-		for (int r = 0; r < nreg; r++)
-			EMIT(SL_OP_PAGEOUT, r, 0, (uint32_t)reg[r].npages);
-		EMIT(SL_OP_ITER_END, 0, 0, 0);
+		if ((rc = pageout_all(reg, nreg, emit, ctx)))
+			return rc;
 	}
 	return 0;
 }
@@ -169,6 +188,7 @@ static int play_v2(const sl_wl_params *p, const sl_region_spec *reg, int nreg, s
 	uint32_t npages = (uint32_t)reg[0].npages;
 	/* 16 MiB of swap-in per iteration either way */
 	uint32_t swapin_bytes = 16u << 20;
+	int rc;
 
 	/* warm-up: each region written, then paged out, A before B */
 	for (int r = 0; r < nreg; r++) {
@@ -188,21 +208,16 @@ static int play_v2(const sl_wl_params *p, const sl_region_spec *reg, int nreg, s
 				EMIT(SL_OP_TOUCH, 0, pg, 1);
 			}
 		}
-		for (int i = 0; i < 256; i++) {
-			uint32_t c = sl_rng_below(rng, nchunks);
-			int rc = drop_and_write(emit, ctx, 0, c * cp, cp);
-			if (rc)
-				return rc;
-		}
+		if ((rc = rewrite_chunks(p, reg, rng, emit, ctx)))
+			return rc;
 		if (nreg > 1) {
 			for (int i = 0; i < 256; i++) {
 				uint32_t pg = sl_rng_below(rng, (uint32_t)reg[1].npages);
 				EMIT(SL_OP_TOUCH, 1, pg, 1);
 			}
 		}
-		for (int r = 0; r < nreg; r++)
-			EMIT(SL_OP_PAGEOUT, r, 0, (uint32_t)reg[r].npages);
-		EMIT(SL_OP_ITER_END, 0, 0, 0);
+		if ((rc = pageout_all(reg, nreg, emit, ctx)))
+			return rc;
 	}
 	return 0;
 }

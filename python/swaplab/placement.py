@@ -59,7 +59,7 @@ def add_parsers(sub) -> None:
                        description="Runs the workload on a model policy with region A at each offset "
                                    "(default: all 32 multiples of 64K below 2M) and prints the mean "
                                    "fallback %% per size at each, then per size min / max / spread.")
-    p.add_argument("workload")
+    p.add_argument("workload", help="workload name (swaplab workloads)")
     add_workload_options(p)
     p.add_argument("--offsets", default="all", help="'all' (every 64K multiple below 2M) or a list, e.g. 0,64K,1472K")
     p.add_argument("--json", metavar="PATH", help="write the study as JSON ('-' for stdout)")

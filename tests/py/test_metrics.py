@@ -34,7 +34,7 @@ def test_layout_path_equals_the_device_path(variant):
     model's own from its slot map."""
     wp = WorkloadParams(workload="thp-swap-v1", iterations=20, **variant)
     res, layout = run_model(wp, "linux-6.18", metrics=True)
-    assert res["iterations"][-1]["other_pages"] == 0
+    assert res["iterations"][-1]["cache_held_pages"] == 0
     own = dict(res["iterations"][-1]["frag"])
     for k in ("clusters", "cluster_map"):
         own.pop(k)
