@@ -344,7 +344,9 @@ def test_other_swap_refused_and_allowed(cli, env, tmp_path):
         assert r["kernel"]["zram"]["device"] != dev
         assert len(r["kernel"]["swap_types_seen"]) == 1
         assert snapshot() == before
-        assert [s["used_kb"] for s in M.active_swaps() if s["name"] == dev] == [0]
+        # none of the run's 60 MiB went there; once our device is gone, other
+        # processes' pages (docs/kernel-findings.md F5) may land on it
+        assert [s["used_kb"] < 1024 for s in M.active_swaps() if s["name"] == dev] == [True]
     finally:
         subprocess.run(["swapoff", dev], capture_output=True)
         M.write_text(f"{SYS}/block/zram{zid}/reset", "1")
