@@ -29,7 +29,6 @@
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
 #include "swaplab/locks.h"
-#include "swaplab/debug.h"
 
 
 /* The frag[order] clusters that were on the list when the scan began, each
@@ -60,16 +59,9 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	uint64_t found;
 	uint32_t frags, c;
 
-	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);
-	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
-		return 0;
-	/* rotational: the device's one global cluster for the order first,
-	 * under global_cluster_lock (taken by swap_alloc_slow()) */
-	if (!(d->flags & SL_DEV_SOLIDSTATE)) {
-		found = lr_global_cluster_alloc(d, order, 0);
-		if (found)
-			return found;
-	}
+	/* a swap file's large folio, or a rotational device's global cluster */
+	if (lr_ladder_head(d, order, 0, &found))
+		return found;
 new_cluster:
 	frags = 0;
 	/* one free cluster: the free list always comes first in 6.15 */

@@ -38,7 +38,6 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
-#include "swaplab/debug.h"
 
 /* cluster_alloc_swap_entry() - 6.18: the fallback ladder. */
 static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
@@ -46,17 +45,9 @@ static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
 	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
 
-	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);
-	/* regular swap files take only order 0 */
-	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
-		return 0;
-	/* rotational: the device's one global cluster for the order first,
-	 * under global_cluster_lock (taken by swap_alloc_slow()) */
-	if (!(d->flags & SL_DEV_SOLIDSTATE)) {
-		found = lr_global_cluster_alloc(d, order, 1);
-		if (found)
-			return found;
-	}
+	/* a swap file's large folio, or a rotational device's global cluster */
+	if (lr_ladder_head(d, order, 1, &found))
+		return found;
 	/* a discarding device prefers a free (already discarded) cluster */
 	if (discard) {
 		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);

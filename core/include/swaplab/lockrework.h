@@ -87,6 +87,12 @@ uint32_t lr_swap_do_scheduled_discard(sl_device *d);
  * the device's global cluster for the order (si->global_cluster). Must be
  * called with global held; takes and drops the cluster's ci. */
 uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table);
+/* The first steps of cluster_alloc_swap_entry() - 6.15+: a regular swap
+ * file serves order 0 only, and a rotational device continues in its global
+ * cluster for the order first (lr_global_cluster_alloc(), global held by
+ * swap_alloc_slow()). Returns 1 when the ladder ends there (*found: the
+ * slot, or 0: a swap file's large folio), 0 to go on down the ladder. */
+int lr_ladder_head(sl_device *d, int order, int with_table, uint64_t *found);
 /* swap_discard_work(): the discard worker, as a policy's tick (between
  * workload operations). Locks as lr_swap_do_scheduled_discard(). */
 void lr_swap_discard_work(sl_device *d);
