@@ -360,20 +360,6 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 	return lr_swap_alloc_fast(d, 0, order, with_table);
 }
 
-/* cluster_alloc_swap_entry(), its first steps - 6.15-6.18 */
-int lr_ladder_head(sl_device *d, int order, int with_table, uint64_t *found)
-{
-	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);
-	*found = 0;
-	/* regular swap files take only order 0 */
-	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
-		return 1;
-	/* rotational: the device's one global cluster for the order first */
-	if (!(d->flags & SL_DEV_SOLIDSTATE))
-		*found = lr_global_cluster_alloc(d, order, with_table);
-	return *found != 0;
-}
-
 /* swap_discard_work() - 6.14..6.18. */
 void lr_swap_discard_work(sl_device *d)
 {

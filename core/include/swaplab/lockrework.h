@@ -12,6 +12,7 @@
 #define SWAPLAB_LOCKREWORK_H
 
 #include "types.h"
+#include "debug.h"
 
 /* Lock contracts, as the kernel states them with lockdep_assert_held()
  * (asserted under SL_DEBUG): "ci locked" is the cluster's lock, "si->lock"
@@ -92,7 +93,16 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table);
  * cluster for the order first (lr_global_cluster_alloc(), global held by
  * swap_alloc_slow()). Returns 1 when the ladder ends there (*found: the
  * slot, or 0: a swap file's large folio), 0 to go on down the ladder. */
-int lr_ladder_head(sl_device *d, int order, int with_table, uint64_t *found);
+static inline int lr_ladder_head(sl_device *d, int order, int with_table, uint64_t *found)
+{
+	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);
+	*found = 0;
+	if (order > 0 && !(d->flags & SL_DEV_BLKDEV))
+		return 1;
+	if (!(d->flags & SL_DEV_SOLIDSTATE))
+		*found = lr_global_cluster_alloc(d, order, with_table);
+	return *found != 0;
+}
 /* swap_discard_work(): the discard worker, as a policy's tick (between
  * workload operations). Locks as lr_swap_do_scheduled_discard(). */
 void lr_swap_discard_work(sl_device *d);
