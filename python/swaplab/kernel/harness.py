@@ -213,7 +213,8 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
                       "swapped_pages": r["swapped_pages"]})
         if "dev_inuse" in r:
             iters[-1]["dev_inuse"] = r["dev_inuse"]
-        iters[-1]["frag"] = _frag(r["frag"])
+        if "frag" in r:        # not above 64 GiB of swap (kdriver.c FRAG_MAX_SLOTS)
+            iters[-1]["frag"] = _frag(r["frag"])
         if r["swap_type"] >= 0:
             types.add(r["swap_type"])
         elif r["swap_type"] == -2:
@@ -222,7 +223,7 @@ def _result(wp, raw, layout, zram, before, during, swaps_before, wall) -> tuple:
         # the driver took each iteration's metrics from that iteration's
         # slots; its last ones are those of the final layout it wrote
         from ..metrics import layout_frag
-        if iters[-1]["frag"] != layout_frag(layout, wp.swap_bytes // 4096):
+        if "frag" in iters[-1] and iters[-1]["frag"] != layout_frag(layout, wp.swap_bytes // 4096):
             raise M.HarnessError("the driver's last fragmentation metrics do not match its final layout")
     u = platform.uname()
     rel = u.release

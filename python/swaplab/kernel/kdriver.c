@@ -51,6 +51,9 @@
 #endif
 
 #define PAGE 4096u
+/* Fragmentation metrics need a byte per slot every iteration: up to 64 GiB
+ * of swap (16 MiB of map); larger devices' results carry none. */
+#define FRAG_MAX_SLOTS (UINT64_C(1) << 24)
 #define ALIGN_2M (UINT64_C(2) << 20)
 #define PM_SWAPPED (UINT64_C(1) << 62)
 #define PM_PRESENT (UINT64_C(1) << 63)
@@ -86,7 +89,8 @@ typedef struct drv {
 	int pagemap_fd;
 	uint64_t *pm;            /* raw pagemap entries, npages */
 	uint64_t *layout;        /* npages */
-	uint8_t *slot_map;       /* device 0's slots, 1 = used: the metrics' input */
+	uint8_t *slot_map;       /* device 0's slots, 1 = used: the metrics' input;
+				    NULL above FRAG_MAX_SLOTS (no metrics) */
 	uint64_t max_slots;
 	uint64_t snap[NR_ST][SL_NR_ORDERS];
 	uint64_t snap_pswpout, snap_pswpin;
@@ -294,7 +298,8 @@ static void iter_end(drv *d)
 	d->snap_pswpout = pswpout;
 	d->snap_pswpin = pswpin;
 	read_layout(d, r);
-	layout_frag(d, &r->frag);
+	if (d->slot_map)
+		layout_frag(d, &r->frag);
 	r->inuse_pages = read_inuse(d, r->dev_inuse);
 	d->it++;
 	if (d->progress) {
@@ -436,7 +441,8 @@ static void write_outputs(const drv *d, double seconds)
 				fprintf(f, "%s%lld", t ? ", " : "", r->dev_inuse[t]);
 			fputc(']', f);
 		}
-		put_frag(f, &r->frag);
+		if (d->slot_map)
+			put_frag(f, &r->frag);
 		fputc('}', f);
 	}
 	fprintf(f, "\n ]\n}\n");
@@ -593,8 +599,9 @@ int main(int argc, char **argv)
 	d.layout = calloc(d.npages, sizeof(uint64_t));
 	d.iters = calloc((size_t)d.p.iterations + 1, sizeof(iter_rec));
 	d.max_slots = d.p.swap_bytes / PAGE;
-	d.slot_map = malloc(d.max_slots ? d.max_slots : 1);
-	if (!d.pm || !d.layout || !d.iters || !d.slot_map)
+	if (d.max_slots && d.max_slots <= FRAG_MAX_SLOTS && !(d.slot_map = malloc(d.max_slots)))
+		die(1, "out of memory");
+	if (!d.pm || !d.layout || !d.iters)
 		die(1, "out of memory");
 	d.pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (d.pagemap_fd < 0)
