@@ -36,12 +36,16 @@ def test_kernel_and_model_layouts_identical(label, kw, tmp_path, monkeypatch):
     wp = WorkloadParams(iterations=12, **kw)
     mres, mlay = run_model(wp, "linux-6.18", metrics=True)
     # a kernel run disturbed by another process swapping onto the device
-    # (F5: pages on it that are not the workload's) is run again, at most
-    # twice, as swaplab validate does; an undisturbed divergence fails
+    # (F5: pages on it that are not the workload's), or one whose counts
+    # alone differ while every slot agrees (the per-size stats are
+    # system-wide: another process's folios count there too), is run again,
+    # at most twice, as swaplab validate does; a divergence that repeats, or
+    # any slot that differs undisturbed, fails
     for attempt in range(3):
         kres, klay = harness.run_kernel(wp)
         c = compare(mres, kres, mlay, klay, name_a="model", name_b="kernel")
-        if c["first_divergence"] is None or kres["first_other_pages_iteration"] is None:
+        d = c["first_divergence"]
+        if d is None or (kres["first_other_pages_iteration"] is None and d["what"] != ["counts"]):
             break
     assert c["first_divergence"] is None, (c["first_divergence"], kres["first_other_pages_iteration"])
     assert mlay == klay
