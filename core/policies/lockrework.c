@@ -36,7 +36,7 @@
 
 /* move_cluster() - 6.14..6.18: with ci locked, the list move takes and
  * drops the device lock; the flag must change. */
-static void move_cluster(sl_device *d, uint32_t c, int list, int flag)
+void lr_move_cluster(sl_device *d, uint32_t c, int list, int flag)
 {
 	SL_ASSERT(d->ci[c].flags != flag);
 	sl_assert_ci_locked(d, c);
@@ -50,7 +50,7 @@ static void move_cluster(sl_device *d, uint32_t c, int list, int flag)
 static void __free_cluster(sl_device *d, uint32_t c)
 {
 	sl_assert_ci_locked(d, c);
-	move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
+	lr_move_cluster(d, c, SL_LIST_FREE, SL_CF_FREE);
 	d->ci[c].order = 0;
 }
 
@@ -62,7 +62,7 @@ void lr_free_cluster(sl_device *d, uint32_t c)
 	SL_ASSERT(d->ci[c].count == 0 && d->ci[c].flags != SL_CF_FREE);
 	sl_assert_ci_locked(d, c);
 	if (d->flags & SL_DEV_DISCARD) {
-		move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
+		lr_move_cluster(d, c, SL_LIST_DISCARD, SL_CF_DISCARD);
 		return;
 	}
 	__free_cluster(d, c);
@@ -76,7 +76,7 @@ void lr_partial_free_cluster(sl_device *d, uint32_t c)
 	SL_ASSERT(ci->count != 0 && ci->count != SL_CLUSTER);
 	sl_assert_ci_locked(d, c);
 	if (ci->flags != SL_CF_NONFULL)
-		move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
+		lr_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL);
 }
 
 /* relocate_cluster() - 6.14..6.18: after an allocation attempt, put the cluster
@@ -93,9 +93,9 @@ void lr_relocate_cluster(sl_device *d, uint32_t c)
 			lr_free_cluster(d, c);
 	} else if (ci->count != SL_CLUSTER) {
 		if (ci->flags != SL_CF_FRAG)
-			move_cluster(d, c, SL_LIST_FRAG(ci->order), SL_CF_FRAG);
+			lr_move_cluster(d, c, SL_LIST_FRAG(ci->order), SL_CF_FRAG);
 	} else if (ci->flags != SL_CF_FULL) {
-		move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
+		lr_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
 	}
 }
 

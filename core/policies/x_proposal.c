@@ -45,9 +45,9 @@ static uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int or
 		sli_alloc_range(d, found, order); /* cluster_alloc_range() */
 	/* the cluster keeps its order and goes back where it was */
 	if (ci->count == SL_CLUSTER)
-		xp_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
+		lr_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
 	else
-		xp_move_cluster(d, c, list, list == SL_LIST_FRAG(ci->order) ? SL_CF_FRAG : SL_CF_NONFULL);
+		lr_move_cluster(d, c, list, list == SL_LIST_FRAG(ci->order) ? SL_CF_FRAG : SL_CF_NONFULL);
 	sl_ci_unlock(d, c);
 	return found;
 }

@@ -321,7 +321,7 @@ static void fault_anon(sl_proc *p, int r, uint32_t pg)
 		    thp_vma_suitable_order(rg, pg, SL_PMD_ORDER, &head)) {
 			order = SL_PMD_ORDER;
 		} else {
-			for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
+			for (int k = SL_PMD_ORDER - 1; k >= SL_MTHP_MIN_ORDER; k--) {
 				uint32_t a;
 				if ((p->mthp & (1u << k)) && thp_vma_suitable_order(rg, pg, k, &a) &&
 				    range_none(rg, a, 1u << k)) {
@@ -389,7 +389,7 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	SL_ASSERT(is_swap(rg->pte[pg]));
 	if (p->swapin_mode == SL_SWAPIN_LARGE && (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) &&
 	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
-		for (int k = SL_PMD_ORDER - 1; k >= 2; k--) {
+		for (int k = SL_PMD_ORDER - 1; k >= SL_MTHP_MIN_ORDER; k--) {
 			uint32_t nr = 1u << k, a;
 			if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
 				continue;
@@ -512,7 +512,7 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 			pte[j] = PTE_SWAP | (off + j);
 	} else {
 		for (uint32_t j = 0; j < nr; j++)
-			pte[j] = PTE_SWAP | (e ? e[j] : off + j);
+			pte[j] = PTE_SWAP | (e ? e[j] : off + j); /* noncontig only: not hot */
 		memset(rg->swo + f->head, f->order + 1, nr);
 		p->st.swpout_extra_runs[f->order] += runs - 1;
 	}

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 
 from .params import ParamError, format_size, shown_path
-from .results import check_input_file, check_outputs, check_writable, write_output
+from .results import check_input_file, check_outputs, check_writable, load_json_file, write_output
 from . import report
 
 # Okabe-Ito (colour-blind safe), yellow left out (unreadable on white), then Tableau.
@@ -325,13 +324,7 @@ def load_input(path: str) -> tuple:
     check_input_file(path, "plot input")      # a FIFO or a device would hang
     if path.endswith(".csv"):
         return "sweep", read_sweep_table(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            obj = json.load(f)
-    except OSError as e:
-        raise ParamError(f"cannot read '{shown_path(path)}': {e.strerror}") from None
-    except (ValueError, UnicodeDecodeError):
-        raise ParamError(f"'{shown_path(path)}' is not JSON (a result, history or bench threads file)") from None
+    obj = load_json_file(path, "plot input")
     schema = obj.get("schema") if isinstance(obj, dict) else None
     if schema == "swaplab.result/1":
         from .results import load_result

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import hashlib
+import io
 import itertools
 import json
 import math
@@ -32,7 +33,7 @@ import time
 from . import __version__, _core
 from .params import (OPTION_DEFAULTS, ParamError, format_size, parse_count, params_from_options,
                      size_to_order)
-from .results import check_writable, machine_info, write_json
+from .results import check_writable, machine_info, write_json, write_output
 from . import stats
 
 SCHEMA = "swaplab.sweep/1"
@@ -428,13 +429,13 @@ def table_rows(grid: list, done: dict, metrics: bool) -> list:
 
 
 def write_csv(path: str, rows: list, cols: list) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(cols)
-        for r in rows:
-            w.writerow(["" if r.get(k) is None else _csv_value(r.get(k)) for k in cols])
-    os.replace(tmp, path)
+    """A table as CSV, through the one safe writer (results.write_output)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow(["" if r.get(k) is None else _csv_value(r.get(k)) for k in cols])
+    write_output(path, buf.getvalue(), "sweep table")
 
 
 def _csv_value(v):
@@ -451,8 +452,10 @@ def write_parquet(path: str, rows: list, cols: list) -> bool:
         import pyarrow.parquet as pq
     except ImportError:
         return False
+    buf = io.BytesIO()
     pq.write_table(pa.Table.from_pylist(rows, schema=None).select(cols) if rows
-                   else pa.table({k: [] for k in cols}), path)
+                   else pa.table({k: [] for k in cols}), buf)
+    write_output(path, buf.getvalue(), "sweep table")
     return True
 
 

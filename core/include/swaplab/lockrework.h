@@ -93,6 +93,9 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table);
  * cluster for the order first (lr_global_cluster_alloc(), global held by
  * swap_alloc_slow()). Returns 1 when the ladder ends there (*found: the
  * slot, or 0: a swap file's large folio), 0 to go on down the ladder. */
+/* move_cluster() - 6.14..6.18: with ci locked, the list move takes and
+ * drops the device lock; the flag must change. */
+void lr_move_cluster(sl_device *d, uint32_t c, int list, int flag);
 static inline int lr_ladder_head(sl_device *d, int order, int with_table, uint64_t *found)
 {
 	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS);

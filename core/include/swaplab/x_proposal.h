@@ -19,15 +19,6 @@ extern const sl_policy sl_policy_v6_18;
 #define XP_PROPS_V6_18 (SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE | \
 			SL_POL_SPLIT_DESCENDING | SL_POL_CONCURRENT | SL_POL_FREE_UNDER_CI_LOCK)
 
-/* move_cluster() - 6.14..6.18: a list move under the device lock, the
- * cluster's lock held by the caller. */
-static inline void xp_move_cluster(sl_device *d, uint32_t c, int list, int flag)
-{
-	sl_dev_lock(d);
-	sli_move_cluster(d, c, list, flag);
-	sl_dev_unlock(d);
-}
-
 /* A list's length, read under the device lock (the kernel would keep it
  * in the list's own counter, as it did for frag lists up to 6.17). */
 static inline uint32_t xp_list_len(sl_device *d, int list)
