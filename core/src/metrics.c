@@ -14,6 +14,7 @@
  * Accumulates over several devices (a set is one pool, like a node's
  * zones), then sl_frag_finish() derives the indices.
  */
+#include <stddef.h>
 #include <string.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
@@ -121,24 +122,48 @@ void sl_frag_add_map(sl_frag_metrics *m, const uint8_t *map, uint64_t nslots)
 	extent_end(m);
 }
 
-void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d)
+/* The first four bytes of a cluster (count, flags, order): equal keys are
+ * equal states for the walk below. */
+static inline uint32_t cluster_key(const sl_cluster *ci)
+{
+	uint32_t k;
+
+	_Static_assert(offsetof(sl_cluster, order) == 3 && sizeof(ci->order) == 1,
+		       "count, flags and order fill the first four bytes");
+	memcpy(&k, ci, sizeof(k));
+	return k;
+}
+
+void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d, uint8_t *cmap)
 {
 	uint32_t hist[SL_CF_DISCARD + 1][SL_NR_ORDERS] = { { 0 } };
 	uint64_t empty = 0;
 
-	/* the loop keeps its counts in locals: a device of 16 GiB has 8192
-	 * clusters to walk every iteration, most of them empty or full */
+	/* A device of 64 GiB has 32768 clusters to walk every iteration, most
+	 * of them empty or full, and neighbours mostly alike: the walk takes
+	 * each run of equal empty or full clusters at once (a few instructions
+	 * a cluster), and reads the map of the partly used ones only. */
 	m->has_clusters = 1;
-	for (uint32_t c = 0; c < d->nr_clusters; c++) {
+	for (uint32_t c = 0; c < d->nr_clusters;) {
 		const sl_cluster *ci = &d->ci[c];
-		hist[ci->flags][ci->order]++;
-		if (ci->count == SL_CLUSTER) {
-			extent_end(m);
-		} else if (ci->count == 0 && ci->flags == SL_CF_FREE) {
-			/* an empty cluster: every aligned range free (counted
-			 * below), the extent goes on */
-			empty++;
-			m->run += SL_CLUSTER;
+		uint32_t key = cluster_key(ci), n = 1;
+
+		if (ci->count == SL_CLUSTER || (ci->count == 0 && ci->flags == SL_CF_FREE)) {
+			const sl_cluster *p = ci + 1, *end = d->ci + d->nr_clusters;
+			while (end - p >= 4 && cluster_key(p) == key && cluster_key(p + 1) == key &&
+			       cluster_key(p + 2) == key && cluster_key(p + 3) == key)
+				p += 4;
+			while (p < end && cluster_key(p) == key)
+				p++;
+			n = (uint32_t)(p - ci);
+			if (ci->count == SL_CLUSTER) {
+				extent_end(m);
+			} else {
+				/* empty: every aligned range free (counted below),
+				 * the extent goes on */
+				empty += n;
+				m->run += (uint64_t)n * SL_CLUSTER;
+			}
 		} else {
 			/* the same as sl_frag_add_map over this cluster, without
 			 * ending the extent at its edges */
@@ -148,6 +173,10 @@ void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d)
 				f[i / 64] |= (uint64_t)(s[i] == SL_SLOT_FREE) << (i % 64);
 			add_bits(m, f);
 		}
+		hist[ci->flags][ci->order] += n;
+		if (cmap)
+			memset(cmap + c, ci->flags << 4 | ci->order, n);
+		c += n;
 	}
 	for (int k = 0; k < SL_NR_ORDERS; k++)
 		m->free_aligned[k] += empty * (SL_CLUSTER >> k);
@@ -160,7 +189,7 @@ void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d)
 void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s)
 {
 	for (int t = 0; t < s->nr; t++)
-		sl_frag_add_device(m, s->dev[t]);
+		sl_frag_add_device(m, s->dev[t], NULL);
 }
 
 /* mm/vmstat.c unusable_free_index(), in thousandths (linux-6.18) */

@@ -56,15 +56,14 @@ static void iter_end(run_ctx *c)
 	for (uint64_t i = 0; i < c->res->npages; i++)
 		ir->swapped_pages += c->layout[i] != SL_NOT_SWAPPED;
 	if (c->res->frag) {
-		sl_frag_init(&c->res->frag[c->it - 1]);
-		sl_frag_add_set(&c->res->frag[c->it - 1], c->s);
-		sl_frag_finish(&c->res->frag[c->it - 1]);
-	}
-	if (c->res->cmap) {
-		const sl_device *d = c->s->dev[0];
-		uint8_t *row = c->res->cmap + (size_t)(c->it - 1) * c->res->cmap_clusters;
-		for (uint32_t k = 0; k < c->res->cmap_clusters; k++)
-			row[k] = (uint8_t)(d->ci[k].flags << 4 | d->ci[k].order);
+		/* the first device's walk also fills the cluster map's row */
+		sl_frag_metrics *m = &c->res->frag[c->it - 1];
+		sl_frag_init(m);
+		for (int t = 0; t < c->s->nr; t++)
+			sl_frag_add_device(m, c->s->dev[t],
+					   t == 0 && c->res->cmap ?
+					   c->res->cmap + (size_t)(c->it - 1) * c->res->cmap_clusters : NULL);
+		sl_frag_finish(m);
 	}
 	c->base = *st;
 }

@@ -314,17 +314,20 @@ static PyObject *run_iter_dict(const sl_run_result *res, int i)
 	if (it && res->frag) {
 		PyObject *f = frag_dict(&res->frag[i]);
 		if (f && res->cmap) {
-			/* the cluster map: two hex digits (flags, order) a cluster */
-			static const char hex[] = "0123456789abcdef";
+			/* the cluster map: two hex digits (flags, order) a cluster,
+			 * a byte's pair from a table (8192 clusters an iteration) */
+			static char pairs[256][2];
+			if (!pairs[0][0])
+				for (int b = 0; b < 256; b++) {
+					pairs[b][0] = "0123456789abcdef"[b >> 4];
+					pairs[b][1] = "0123456789abcdef"[b & 15];
+				}
 			const uint8_t *row = res->cmap + (size_t)i * res->cmap_clusters;
 			PyObject *txt = PyUnicode_New((Py_ssize_t)res->cmap_clusters * 2, 127);
 			if (txt) {
-				for (uint32_t k = 0; k < res->cmap_clusters; k++) {
-					PyUnicode_WRITE(PyUnicode_1BYTE_KIND, PyUnicode_DATA(txt), 2 * k,
-							hex[row[k] >> 4]);
-					PyUnicode_WRITE(PyUnicode_1BYTE_KIND, PyUnicode_DATA(txt), 2 * k + 1,
-							hex[row[k] & 15]);
-				}
+				Py_UCS1 *o = PyUnicode_1BYTE_DATA(txt);
+				for (uint32_t k = 0; k < res->cmap_clusters; k++)
+					memcpy(o + 2 * k, pairs[row[k]], 2);
 			}
 			if (!txt || PyDict_SetItemString(f, "cluster_map", txt) < 0)
 				Py_CLEAR(f);

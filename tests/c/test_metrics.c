@@ -93,7 +93,7 @@ TEST(metrics_device_agrees_with_its_slot_map)
 		}
 	}
 	sl_frag_init(&a);
-	sl_frag_add_device(&a, d);
+	sl_frag_add_device(&a, d, NULL);
 	sl_frag_finish(&a);
 	sl_frag_init(&b);
 	sl_frag_add_map(&b, d->map, d->max);
@@ -114,5 +114,54 @@ TEST(metrics_device_agrees_with_its_slot_map)
 	CHECK_EQ(nc, d->nr_clusters);
 	CHECK_EQ(a.clusters[SL_CF_NONFULL][0] + a.clusters[SL_CF_FRAG][0] + a.clusters[SL_CF_FULL][0] +
 		 a.clusters[SL_CF_FREE][0] + a.clusters[SL_CF_NONE][0] >= 1, 1);
+	sl_device_destroy(d);
+}
+
+TEST(metrics_device_runs_of_alike_clusters)
+{
+	/* full clusters side by side, an emptied one between them and a long
+	 * untouched tail: the walk takes runs of alike clusters at once and
+	 * must still agree with the slot map and with a cluster-by-cluster
+	 * count of the states */
+	sl_device *d = t_device("linux-6.18", 256 * 512);
+	sl_frag_metrics a, b;
+	uint32_t want[SL_CF_DISCARD + 1][SL_NR_ORDERS] = { { 0 } };
+	uint64_t off;
+
+	for (int i = 0; i < 40 * 512 - 1; i++)
+		CHECK(sl_swap_alloc(d, 0, 0) != 0);
+	for (int i = 0; i < 20; i++)
+		CHECK((off = sl_swap_alloc(d, 0, 4)) != 0);
+	/* empty cluster 7 again, and leave one hole in cluster 9 */
+	for (uint64_t s = 7 * 512; s < 8 * 512; s++)
+		sl_swap_put(d, 0, s, 1);
+	sl_swap_put(d, 0, 9 * 512 + 100, 1);
+	sl_swap_put(d, 0, off, 16);
+	uint8_t cmap[256];
+	memset(cmap, 0xee, sizeof(cmap));
+	for (uint32_t c = 0; c < d->nr_clusters; c++)
+		want[d->ci[c].flags][d->ci[c].order]++;
+	sl_frag_init(&a);
+	sl_frag_add_device(&a, d, cmap);
+	sl_frag_finish(&a);
+	sl_frag_init(&b);
+	sl_frag_add_map(&b, d->map, d->max);
+	sl_frag_finish(&b);
+	CHECK_EQ(a.free_slots, d->pages - d->inuse_pages);
+	CHECK_EQ(a.free_slots, b.free_slots);
+	for (int k = 0; k < SL_NR_ORDERS; k++) {
+		CHECK_EQ(a.free_aligned[k], b.free_aligned[k]);
+		CHECK_EQ(a.free_blocks[k], b.free_blocks[k]);
+	}
+	CHECK_EQ(a.free_extents, b.free_extents);
+	CHECK_EQ(a.largest_extent, b.largest_extent);
+	CHECK(a.bluestore_score == b.bluestore_score);
+	for (int f = 0; f <= SL_CF_DISCARD; f++)
+		for (int o = 0; o < SL_NR_ORDERS; o++)
+			CHECK_EQ(a.clusters[f][o], want[f][o]);
+	for (uint32_t c = 0; c < d->nr_clusters; c++)
+		CHECK_EQ(cmap[c], d->ci[c].flags << 4 | d->ci[c].order);
+	CHECK(want[SL_CF_FULL][0] >= 30);
+	CHECK(want[SL_CF_FREE][0] >= 200);
 	sl_device_destroy(d);
 }

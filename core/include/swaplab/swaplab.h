@@ -284,7 +284,9 @@ typedef struct sl_frag_metrics {
 void sl_frag_init(sl_frag_metrics *m);
 /* A slot map of nslots bytes (0: free), e.g. one built from a layout. */
 void sl_frag_add_map(sl_frag_metrics *m, const uint8_t *map, uint64_t nslots);
-void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d);
+/* cmap: NULL, or one byte a cluster filled with its state, flags << 4 |
+ * order (the result's cluster map) */
+void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d, uint8_t *cmap);
 void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s);
 void sl_frag_finish(sl_frag_metrics *m);
 
