@@ -234,9 +234,16 @@ static int set_slots_get(void *owner, int cpu, int n, uint64_t *out)
 static void swapcache_free_entries(void *owner, const uint64_t *e, int n)
 {
 	const sl_swapset *s = owner;
+	uint32_t present = 0;
 
+	/* swap_info_get_cont() takes a device's lock only when the next
+	 * entry's type differs: devices with no entry here are not locked */
+	for (int i = 0; i < n; i++)
+		present |= UINT32_C(1) << sl_entry_type(e[i]);
 	for (int t = 0; t < s->nr; t++) {
 		sl_device *d = s->dev[t];
+		if (!(present >> t & 1))
+			continue;
 		sl_dev_lock(d);
 		for (int i = 0; i < n; i++)
 			if (sl_entry_type(e[i]) == t)

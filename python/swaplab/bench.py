@@ -13,7 +13,7 @@ import statistics
 
 from . import __version__, _core
 from .params import (CLUSTER_BYTES, PAGE, ParamError, WorkloadParams, format_size, parse_count, parse_size,
-                     shown)
+                     shown, split_list)
 from .results import check_outputs, machine_info, write_json
 
 SCHEMA = "swaplab.bench/1"
@@ -90,13 +90,9 @@ def main_sweep(a) -> int:
 
 
 def _list(text: str, conv, what: str, unique: bool = True) -> list:
-    """A comma list; no empty items, and (unique) no value twice."""
-    items = [t.strip() for t in (text or "").split(",")]
-    if not any(items):
-        raise ParamError(f"{what} '{shown(text)}' is empty")
-    if not all(items):
-        raise ParamError(f"{what} '{shown(text)}' has an empty item")
-    vals = [conv(t, what) for t in items]
+    """A comma list (params.split_list), each item converted; (unique) no
+    value twice."""
+    vals = [conv(t, what) for t in split_list(text, what)]
     if unique and len(set(vals)) != len(vals):
         raise ParamError(f"{what} '{shown(text)}' names a value twice")
     return vals

@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import pathlib
 import re
 import shutil
 import statistics
@@ -173,7 +174,7 @@ def build(root: str, sha: str | None, where: str) -> str:
                     ignore=shutil.ignore_patterns("__pycache__", "_core*.so"))
     shutil.copy2(so[0], os.path.join(pkg, "swaplab"))
     if sha:
-        open(done, "w").close()
+        pathlib.Path(done).touch()
     return pkg
 
 

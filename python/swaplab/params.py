@@ -379,15 +379,26 @@ def params_from_options(workload: str, policy: str = "linux-6.18", **opts) -> Wo
     return params_from_args(workload, ns)
 
 
+def split_list(values, what: str, noun: str = "item") -> list:
+    """The options' one list syntax: a repeatable option that also takes
+    comma lists, 'a,b' or ['a,b', 'c'] -> ['a', 'b', 'c']. An empty text is
+    refused ("WHAT '' is empty"), and so is an empty item ("has an empty
+    NOUN")."""
+    out = []
+    for text in ([values] if values is None or isinstance(values, str) else values):
+        items = [t.strip() for t in (text or "").split(",")]
+        if not any(items):
+            raise ParamError(f"{what} '{shown(text or '')}' is empty")
+        if not all(items):
+            raise ParamError(f"{what} '{shown(text)}' has an empty {noun}")
+        out += items
+    return out
+
+
 def parse_policy_list(values, opt: str = "--policy") -> list:
     """A repeatable option that also takes comma lists: ['a,b', 'c'] ->
     ['a', 'b', 'c'], each a registered policy, none twice."""
-    names = []
-    for text in ([values] if isinstance(values, str) else values):
-        items = [t.strip() for t in text.split(",")]
-        if not text.strip() or any(not n for n in items):
-            raise ParamError(f"{opt} '{text}' has an empty name")
-        names += items
+    names = split_list(values, opt, "name")
     seen = set()
     for n in names:
         check_policy_name(n)

@@ -32,7 +32,7 @@ import time
 
 from . import __version__, _core
 from .params import (OPTION_DEFAULTS, ParamError, format_size, parse_count, params_from_options,
-                     size_to_order)
+                     size_to_order, split_list)
 from .results import check_writable, machine_info, write_json, write_output
 from . import stats
 
@@ -497,21 +497,10 @@ def aggregate(rows: list, spec: dict, values=("mean_fallback_pct", "last10_mean_
 
 # ------------------------------------------------------------------ command line
 
-def _split(values, what: str) -> list:
-    """Repeatable options that also take comma lists: ['a,b', 'c'] -> ['a', 'b', 'c']."""
-    out = []
-    for v in values:
-        items = [x.strip() for x in v.split(",")]
-        if not all(items):
-            raise ParamError(f"{what} '{v}' has an empty item")
-        out += items
-    return out
-
-
 def parse_seeds(values) -> list:
     """'1,2,5-8' (repeatable) -> [1, 2, 5, 6, 7, 8]."""
     out = []
-    for item in _split(values, "--seed"):
+    for item in split_list(values, "--seed"):
         if "-" in item.strip("-") and not item.startswith("-"):
             lo, hi = item.split("-", 1)
             a, b = parse_count(lo, "--seed"), parse_count(hi, "--seed")
@@ -529,25 +518,25 @@ def spec_from_args(a) -> dict:
     raw = load_toml(a.spec) if a.spec else {}
     cli = {}
     if a.workload:
-        cli["workload"] = _split(a.workload, "--workload")
+        cli["workload"] = split_list(a.workload, "--workload")
     if a.policy:
-        cli["policy"] = _split(a.policy, "--policy")
+        cli["policy"] = split_list(a.policy, "--policy")
     if a.device:
-        cli["device"] = _split(a.device, "--device")
+        cli["device"] = split_list(a.device, "--device")
     if a.swap_size:
-        cli["swap_size"] = _split(a.swap_size, "--swap-size")
+        cli["swap_size"] = split_list(a.swap_size, "--swap-size")
     if a.mthp:
         cli["mthp"] = list(a.mthp)
     if a.seed:
         cli["seed"] = parse_seeds(a.seed)
     if a.iterations:
-        cli["iterations"] = [parse_count(x, "--iterations", 1) for x in _split(a.iterations, "--iterations")]
+        cli["iterations"] = [parse_count(x, "--iterations", 1) for x in split_list(a.iterations, "--iterations")]
     if a.small_folios:
         cli["small_folios"] = [True]
     if a.aligned_swapin:
         cli["aligned_swapin"] = [True]
     if a.rng:
-        cli["rng"] = _split(a.rng, "--rng")
+        cli["rng"] = split_list(a.rng, "--rng")
     if a.metrics:
         cli["metrics"] = True
     raw.update(cli)

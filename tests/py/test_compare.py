@@ -2,6 +2,7 @@
 iteration (counts, hash), slot agreement from layout dumps, and refusals
 (mismatched workloads or parameters, layouts that do not belong)."""
 import json
+import pathlib
 import struct
 
 import pytest
@@ -207,7 +208,7 @@ def test_foreign_pages_on_the_kernel_device_are_reported(cli, tmp_path):
     swapped onto it, docs/kernel-findings.md F5) is named with its iteration."""
     a, la = make(tmp_path, "m")
     b, lb = make(tmp_path, "k", source="kernel", policy="kernel-6.18", hash_at=3, other_at=3)
-    res = json.loads(open(b).read())
+    res = json.loads(pathlib.Path(b).read_text())
     assert res["first_other_pages_iteration"] == 3
     assert [it["other_pages"] for it in res["iterations"]] == [0, 0, 1, 1]
     c = json.loads(cli("compare", a, b, "--json", "-", check=True).stdout)
@@ -215,7 +216,7 @@ def test_foreign_pages_on_the_kernel_device_are_reported(cli, tmp_path):
     assert c["first_divergence"] == {"iteration": 3, "what": ["hash"]}
     # a model has no other processes: its difference is the slot caches' (cache_held_pages)
     assert c["iterations"][2]["other_pages"] == {"a": None, "b": 1}
-    m = json.loads(open(a).read())
+    m = json.loads(pathlib.Path(a).read_text())
     assert "first_other_pages_iteration" not in m and m["first_cache_held_iteration"] is None
     assert [it["cache_held_pages"] for it in m["iterations"]] == [0, 0, 0, 0]
 

@@ -421,6 +421,7 @@ def test_closed_pipe_ends_quietly(tmp_path):
     p.stdout.readline()
     p.stdout.close()
     err = p.stderr.read()
+    p.stderr.close()
     p.wait(timeout=120)
     assert p.returncode == 0 and err == ""
 
@@ -430,6 +431,7 @@ def test_closed_pipe_still_writes_the_files(tmp_path):
     p.stdout.readline()
     p.stdout.close()
     err = p.stderr.read()
+    p.stderr.close()
     p.wait(timeout=120)
     assert p.returncode == 0 and err == ""
     res = results.load_result(str(tmp_path / "r.json"))
@@ -709,6 +711,7 @@ def test_closed_pipe_other_commands(root):
                           "--json", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
     p.stdout.close()
     err = p.stderr.read()
+    p.stderr.close()
     p.wait(timeout=120)
     assert b"Traceback" not in err and b"None" not in err
     assert p.returncode == 0, err

@@ -8,6 +8,7 @@ test uses its own state directory (SWAPLAB_STATE_DIR).
 """
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -198,7 +199,7 @@ def test_cleanup_undoes_only_what_the_state_names(cli, env, tmp_path):
     assert p.stdout.strip() == f"restored the machine from {sp}: zram7, 1 mTHP knobs"
     assert (blk / "reset").read_text() == "1"
     assert (fake / "class/zram-control/hot_remove").read_text() == "7"
-    assert open(knob16).read() == "madvise"
+    assert pathlib.Path(knob16).read_text() == "madvise"
     # not named: left alone
     assert (fake / "kernel/mm/transparent_hugepage/hugepages-32kB/enabled").read_text() == "always"
     assert (fake / "kernel/mm/transparent_hugepage/hugepages-64kB/enabled").read_text() == "always"

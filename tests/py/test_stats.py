@@ -1,6 +1,8 @@
 """stats.py: the Student t CDF written here against known values, Welch's
 t-test against scipy (where installed) and textbook cases."""
+import json
 import math
+import pathlib
 
 import pytest
 
@@ -67,17 +69,16 @@ def seeds(tmp_path_factory):
 
 
 def test_compare_groups_cli(cli, seeds):
-    import json
     a = [str(seeds / f"linux-6.12-{s}.json") for s in (1, 2, 3)]
     b = [str(seeds / f"linux-6.18-{s}.json") for s in (1, 2, 3)]
     p = cli("compare", "--a", *a, "--b", *b, "--json", "-", check=True)
     c = json.loads(p.stdout)
     assert c["schema"] == "swaplab.compare-groups/1" and c["a"]["seeds"] == [1, 2, 3]
     s = c["sizes"]["64"]["mean_fallback_pct"]
-    means = [json.loads(open(f).read())["summary"]["64"]["mean_fallback_pct"] for f in a]
+    means = [json.loads(pathlib.Path(f).read_text())["summary"]["64"]["mean_fallback_pct"] for f in a]
     assert s["a"]["n"] == 3 and s["a"]["mean"] == pytest.approx(sum(means) / 3)
     assert s["a"]["sd"] == pytest.approx(stats.stdev(means))
-    assert s["p"] == pytest.approx(stats.welch(means, [json.loads(open(f).read())["summary"]["64"]
+    assert s["p"] == pytest.approx(stats.welch(means, [json.loads(pathlib.Path(f).read_text())["summary"]["64"]
                                                        ["mean_fallback_pct"] for f in b])["p"])
     p = cli("compare", "--a", *a, "--b", *b, check=True)
     assert "A mean ± sd" in p.stdout.splitlines()[3] and "Welch" in p.stdout
