@@ -62,6 +62,8 @@ static inline uint32_t xp_sync_discard(sl_device *d)
  * (frag[order], this CPU's cursor in it), otherwise it keeps its order and
  * list. Not found: back to its list's tail. Returns the slot or 0. */
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag);
+/* The same with another bound than XP_BUDGET. */
+uint64_t xp_other_orders_bounded(sl_device *d, int cpu, int order, int retag, uint32_t budget);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
 /* linux-6.18's folio_alloc_swap() (or, several devices, its
