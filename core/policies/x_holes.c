@@ -34,8 +34,11 @@
 #include "swaplab/lockrework.h"
 #include "swaplab/x_proposal.h"
 
-/* Clusters of other orders one failed mTHP allocation may scan. */
+/* Clusters of other orders one failed mTHP allocation may scan (build
+ * with -DHOLES_BUDGET=N to try another bound). */
+#ifndef HOLES_BUDGET
 #define HOLES_BUDGET 64u
+#endif
 
 /* The slot order 0 takes in cluster c (ci->order = o > 0) from `from` on:
  * the first free slot in an aligned block of 2^o slots that is not wholly
