@@ -124,17 +124,24 @@ TEST(proposals_reuse_visits_smaller_orders_then_pmd_then_larger)
 	sl_device_destroy(d);
 }
 
-TEST(proposals_reuse_scan_bounded_and_rotates)
+/* Cluster 0 full of order 0, clusters 1..11 PMD; one slot freed in each
+ * of 1..9 (no 16-slot hole), 16 aligned slots in 10: nonfull[9] = [1..10] */
+static sl_device *hole_behind_nine(const char *policy)
 {
-	/* cluster 0 full of order 0, clusters 1..11 PMD; one slot freed in each
-	 * of 1..9 (no 16-slot hole), 16 aligned slots in 10: nonfull[9] = [1..10] */
-	sl_device *d = t_device("proposal-reuse", 6144);
+	sl_device *d = t_device(policy, 6144);
+
 	ALLOC_N(d, 0, 0, 511);
 	ALLOC_N(d, 0, 9, 11);
 	for (uint32_t c = 1; c <= 9; c++)
 		sl_swap_put(d, 0, c * 512 + 7, 1);
 	sl_swap_put(d, 0, 10 * 512 + 32, 16);
 	CHECK_LIST(d, NF(9), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+	return d;
+}
+
+TEST(proposals_reuse_scan_bounded_and_rotates)
+{
+	sl_device *d = hole_behind_nine("proposal-reuse");
 	/* 8 clusters scanned (XP_BUDGET), none with room: each to its tail */
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 0);
 	CHECK_LIST(d, NF(9), 9, 10, 1, 2, 3, 4, 5, 6, 7, 8);
@@ -271,14 +278,9 @@ TEST(proposals_holes_order0_takes_a_whole_hole_rather_than_fail)
 
 TEST(proposals_holes_rung_scans_past_eight_clusters)
 {
-	/* proposals_reuse_scan_bounded_and_rotates's state: nine PMD clusters
-	 * without a 16-slot hole ahead of the one with it */
-	sl_device *d = t_device("proposal-holes", 6144);
-	ALLOC_N(d, 0, 0, 511);
-	ALLOC_N(d, 0, 9, 11);
-	for (uint32_t c = 1; c <= 9; c++)
-		sl_swap_put(d, 0, c * 512 + 7, 1);
-	sl_swap_put(d, 0, 10 * 512 + 32, 16);
+	/* nine PMD clusters without a 16-slot hole ahead of the one with it:
+	 * proposal-reuse's bound of 8 stops before it */
+	sl_device *d = hole_behind_nine("proposal-holes");
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 10 * 512 + 32);
 	/* retag: the PMD cluster is adopted, the scanned ones rotated */
 	CHECK_EQ(d->ci[10].order, 4);
