@@ -196,6 +196,12 @@ def report(rows, res, meta):
         for p in cols) + ". Target counts are over the pairs where the proposal has data.\n")
     L.append("The newest mainline read here (7.x, swap table phase III) allocates as linux-6.18 does "
              "(docs/policies/linux-7.x.md), so linux-6.18 stands for it in every table.\n")
+    L.append("A size's fallback per run is its mean over the iterations that swapped that size out "
+             "(an iteration with none is no data, not 0 %: docs/sweep.md); the earlier grid of this page "
+             "counted those as 0, so sizes with a few folios per run (256K and above; each miss below "
+             "gives 6.18's folios per run) read higher here than there. On thp-swap with a ssd at "
+             "region offset 1028K,12K the model swaps out no mTHP folio at all (every size 0/0), so "
+             "those cells hold no pairs.\n")
     L.append("Each value is the mean over the seeds of a size's mean fallback per iteration (%); "
              "docs/data/proposals-grid.json holds every (cell, size) with each policy's seed mean and "
              "the mean order-0 allocation failures per run.\n")
