@@ -14,9 +14,9 @@
  *     order-0 cursor sits in a cluster of order o > 0 after a steal - it
  *     takes the first free slot inside an aligned block of 2^o slots that
  *     is already partly used, and the first free slot only when every
- *     block with room is whole. The same slot count is taken from the same
- *     clusters, so order 0 fails exactly when 6.18 would; only which slot
- *     changes.
+ *     block with room is whole. One slot is taken from the same cluster,
+ *     so an order-0 allocation fails exactly when 6.18's would in the same
+ *     state; only which slot changes.
  *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes.md).
  * In mm/swapfile.c terms: (1) is the rung of proposal-retag with a larger

@@ -1,7 +1,7 @@
 /*
  * swaplab/x_proposal.h - what the proposal policies over linux-6.18
- * (core/policies/x_reuse.c, x_reserve.c) share: each is 6.18 with one
- * change, so everything else calls linux-6.18's own ops (v6_18.c) and the
+ * (core/policies/x_reuse.c, x_retag.c, x_reserve.c, x_holes.c) share:
+ * each is 6.18 with a small change, so everything else calls linux-6.18's own ops (v6_18.c) and the
  * 6.14+ primitives (lockrework.h). Nothing here changes 6.18.
  */
 #ifndef SWAPLAB_X_PROPOSAL_H
