@@ -17,6 +17,7 @@ extern const sl_policy sl_policy_noncontig;
 extern const sl_policy sl_policy_proposal_reuse;
 extern const sl_policy sl_policy_proposal_reserve;
 extern const sl_policy sl_policy_proposal_retag;
+extern const sl_policy sl_policy_proposal_holes;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_9,
@@ -31,6 +32,7 @@ const sl_policy *const sl_policies[] = {
 	&sl_policy_proposal_reuse,
 	&sl_policy_proposal_reserve,
 	&sl_policy_proposal_retag,
+	&sl_policy_proposal_holes,
 	NULL,
 };
 

@@ -68,7 +68,12 @@ static int xp_visit_order(int order, int i)
 
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag)
 {
-	uint32_t budget = XP_BUDGET, len[SL_NR_LISTS];
+	return xp_other_orders_bounded(d, cpu, order, retag, XP_BUDGET);
+}
+
+uint64_t xp_other_orders_bounded(sl_device *d, int cpu, int order, int retag, uint32_t budget)
+{
+	uint32_t len[SL_NR_LISTS];
 
 	/* every list visited at most once per cluster it held at the start */
 	sl_dev_lock(d);

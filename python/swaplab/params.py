@@ -343,7 +343,7 @@ OPTION_DEFAULTS = {
     "swap_size": "64M", "mthp": "64K", "small_folios": False, "aligned_swapin": False,
     "iterations": 100, "seed": 1, "rng": "default", "cpu": 0, "region_a_size": None,
     "region_b_size": None, "cpus": 1, "migrate_every": 0, "device": "zram", "swap_prio": None,
-    "add_swap": (),
+    "add_swap": (), "region_offset": "0",
 }
 
 

@@ -124,17 +124,24 @@ TEST(proposals_reuse_visits_smaller_orders_then_pmd_then_larger)
 	sl_device_destroy(d);
 }
 
-TEST(proposals_reuse_scan_bounded_and_rotates)
+/* Cluster 0 full of order 0, clusters 1..11 PMD; one slot freed in each
+ * of 1..9 (no 16-slot hole), 16 aligned slots in 10: nonfull[9] = [1..10] */
+static sl_device *hole_behind_nine(const char *policy)
 {
-	/* cluster 0 full of order 0, clusters 1..11 PMD; one slot freed in each
-	 * of 1..9 (no 16-slot hole), 16 aligned slots in 10: nonfull[9] = [1..10] */
-	sl_device *d = t_device("proposal-reuse", 6144);
+	sl_device *d = t_device(policy, 6144);
+
 	ALLOC_N(d, 0, 0, 511);
 	ALLOC_N(d, 0, 9, 11);
 	for (uint32_t c = 1; c <= 9; c++)
 		sl_swap_put(d, 0, c * 512 + 7, 1);
 	sl_swap_put(d, 0, 10 * 512 + 32, 16);
 	CHECK_LIST(d, NF(9), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+	return d;
+}
+
+TEST(proposals_reuse_scan_bounded_and_rotates)
+{
+	sl_device *d = hole_behind_nine("proposal-reuse");
 	/* 8 clusters scanned (XP_BUDGET), none with room: each to its tail */
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 0);
 	CHECK_LIST(d, NF(9), 9, 10, 1, 2, 3, 4, 5, 6, 7, 8);
@@ -206,6 +213,78 @@ TEST(proposals_reserve_above_reserve_is_v6_18)
 	ALLOC_N(d, 0, 0, 511);
 	CHECK_EQ(sl_swap_alloc(d, 0, 0), 512);
 	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+/* proposal-holes. Clusters 0..2: cluster 0 full of order 0, clusters 1
+ * and 2 full of order 4 (64K); then cluster 1 gets a whole aligned 16-slot
+ * hole at 544 and a broken block (two slots freed at 612, 613 of 608..623):
+ * nonfull[4] = [1], no free cluster, nothing of order 0 with room. */
+static sl_device *order4_holes(const char *policy)
+{
+	sl_device *d = t_device(policy, 1536);
+
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 4, 64);
+	sl_swap_put(d, 0, 544, 16);
+	sl_swap_put(d, 0, 612, 2);
+	CHECK_LIST(d, NF(4), 1);
+	CHECK_LIST_EMPTY(d, SL_LIST_FREE);
+	return d;
+}
+
+TEST(proposals_v6_18_order0_steal_takes_first_free_slot)
+{
+	sl_device *d = order4_holes("linux-6.18");
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 544); /* breaks the 64K hole */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 545); /* the cursor goes on in it */
+	sl_device_destroy(d);
+}
+
+TEST(proposals_holes_order0_fills_a_broken_block_first)
+{
+	sl_device *d = order4_holes("proposal-holes");
+	uint64_t fast = d->st.alloc_fast[0];
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 612); /* the steal */
+	CHECK_EQ(d->st.alloc_steal, 1);
+	CHECK_EQ(d->ci[1].order, 4);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 613); /* the fast path, same rule */
+	CHECK_EQ(d->st.alloc_fast[0], fast + 1);
+	/* the 64K hole is still whole: a 64K folio gets it */
+	CHECK_EQ(sl_swap_alloc(d, 2, 4), 544);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(proposals_holes_order0_takes_a_whole_hole_rather_than_fail)
+{
+	sl_device *d = order4_holes("proposal-holes");
+	uint64_t fast = d->st.alloc_fast[0];
+	sl_swap_put(d, 0, 608, 4);   /* 608..613 free: block 608 broken */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 608);
+	ALLOC_N(d, 1, 0, 5);         /* 609..613 through the fast path */
+	CHECK_EQ(d->st.alloc_fast[0], fast + 5);
+	/* no broken block has room: the first free slot, as 6.18 (the fast
+	 * path finds nothing past its cursor, the steal enters at 544) */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 544);
+	CHECK_EQ(d->st.alloc_steal, 2);
+	/* 544's block is broken now: the cursor goes on in it */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 545);
+	CHECK_EQ(d->st.alloc_fail[0], 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(proposals_holes_rung_scans_past_eight_clusters)
+{
+	/* nine PMD clusters without a 16-slot hole ahead of the one with it:
+	 * proposal-reuse's bound of 8 stops before it */
+	sl_device *d = hole_behind_nine("proposal-holes");
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 10 * 512 + 32);
+	/* retag: the PMD cluster is adopted, the scanned ones rotated */
+	CHECK_EQ(d->ci[10].order, 4);
+	CHECK_LIST(d, NF(9), 1, 2, 3, 4, 5, 6, 7, 8, 9);
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }

@@ -79,9 +79,30 @@ def test_toml_spec_metrics_and_aggregate(cli, tmp_path):
     assert agg[0]["mean_fallback_pct_p_vs_ref"] == ""   # the reference itself
 
 
+def test_region_offset_axis_rows_match_single_runs(cli, tmp_path):
+    out = tmp_path / "s"
+    f = tmp_path / "g.toml"
+    f.write_text('workload = "thp-swap"\naligned_swapin = true\nmthp = "64K,2M"\niterations = 6\n'
+                 'region_offset = ["0", "1028K,12K"]\n')
+    cli("sweep", str(f), "-q", "-o", str(out), "-j", "1", check=True)
+    rows = _table(out)
+    assert [r["region_offset"] for r in rows] == ["0", "0", "1028K,12K", "1028K,12K"]
+    r = next(x for x in rows if x["region_offset"] == "1028K,12K" and x["size_kb"] == "64")
+    p = cli("run", "thp-swap", "-a", "--mthp", "64K,2M", "--iterations", "6", "--region-offset", "1028K,12K",
+            "--json", "-", check=True)
+    res = json.loads(p.stdout)
+    assert res["params"]["region_offset"] == [1028 * 1024, 12 * 1024]
+    assert int(r["swpout"]) == res["summary"]["64"]["swpout"]
+    assert r["final_layout_hash"] == res["iterations"][-1]["layout_hash"]
+    # the offset changes the run: the aligned cell's layout differs
+    assert rows[0]["final_layout_hash"] != r["final_layout_hash"]
+    # the command line's --region-offset replaces the spec's axis
+    cli("sweep", str(f), "-q", "-o", str(tmp_path / "t"), "-j", "1", "--region-offset", "704K", check=True)
+    assert {x["region_offset"] for x in _table(tmp_path / "t")} == {"704K"}
+
+
 @pytest.mark.parametrize("spec,msg", [
-    ("region_offset = [0, 4096]\n",
-     "spec key 'region_offset': region offsets are not a workload option yet (docs/sweep.md)"),
+    ("region_offset = ['0', '3K']\n", "--region-offset 3K is not a multiple of 4K"),
     ("policy = []\n", "spec key 'policy' is an empty list"),
     ("polcy = ['x']\n", "unknown spec key 'polcy'"),
     ("seed = [1, 1]\n", "spec key 'seed' names a value twice"),

@@ -1,7 +1,7 @@
 /*
  * swaplab/x_proposal.h - what the proposal policies over linux-6.18
- * (core/policies/x_reuse.c, x_reserve.c) share: each is 6.18 with one
- * change, so everything else calls linux-6.18's own ops (v6_18.c) and the
+ * (core/policies/x_reuse.c, x_retag.c, x_reserve.c, x_holes.c) share:
+ * each is 6.18 with a small change, so everything else calls linux-6.18's own ops (v6_18.c) and the
  * 6.14+ primitives (lockrework.h). Nothing here changes 6.18.
  */
 #ifndef SWAPLAB_X_PROPOSAL_H
@@ -62,6 +62,8 @@ static inline uint32_t xp_sync_discard(sl_device *d)
  * (frag[order], this CPU's cursor in it), otherwise it keeps its order and
  * list. Not found: back to its list's tail. Returns the slot or 0. */
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag);
+/* The same with another bound than XP_BUDGET. */
+uint64_t xp_other_orders_bounded(sl_device *d, int cpu, int order, int retag, uint32_t budget);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
 /* linux-6.18's folio_alloc_swap() (or, several devices, its

@@ -1,0 +1,198 @@
+/*
+ * x_holes.c - policy "proposal-holes": linux-6.18 where aligned holes are
+ * found and kept. Two changes, one per side of the mixed-size problem:
+ *
+ *  1. mTHP (orders 1..8): proposal-retag's rung at the end of
+ *     cluster_alloc_swap_entry() - an aligned hole of the folio's size in a
+ *     cluster another order owns, adopting a smaller order's or a PMD
+ *     cluster - with a bound of HOLES_BUDGET clusters instead of XP_BUDGET
+ *     (8 misses the holes of the larger mTHP orders: 256K takes 80 % ->
+ *     0 % on thp-swap -a -s 16K-1M at 64 MiB, docs/proposals/proposal-holes.md).
+ *  2. order 0 spares whole aligned holes in other orders' clusters: where
+ *     6.18 takes the first free slot of such a cluster - the order-0 steal
+ *     from frag[o]/nonfull[o], and the order-0 fast path when this CPU's
+ *     order-0 cursor sits in a cluster of order o > 0 after a steal - it
+ *     takes the first free slot inside an aligned block of 2^o slots that
+ *     is already partly used, and the first free slot only when every
+ *     block with room is whole. One slot is taken from the same cluster,
+ *     so an order-0 allocation fails exactly when 6.18's would in the same
+ *     state; only which slot changes.
+ *
+ * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes.md).
+ * In mm/swapfile.c terms: (1) is the rung of proposal-retag with a larger
+ * bound; (2) changes the starting offset alloc_swap_scan_cluster() is given
+ * for order 0 in a cluster whose ci->order is not 0 (swap_alloc_fast() and
+ * the steal at the end of cluster_alloc_swap_entry()). Each pick is one
+ * walk over the cluster's slot map under the cluster lock (at most
+ * SWAPFILE_CLUSTER slots, as alloc_swap_scan_cluster()'s own scan); lists
+ * move under the device lock as in 6.18. Order 0 on a rotational, a
+ * discarding or a non-block device, orders 9 and above: linux-6.18
+ * unchanged.
+ */
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
+#include "swaplab/x_proposal.h"
+
+/* Clusters of other orders one failed mTHP allocation may scan (build
+ * with -DHOLES_BUDGET=N to try another bound). */
+#ifndef HOLES_BUDGET
+#define HOLES_BUDGET 64u
+#endif
+
+/* The slot order 0 takes in cluster c (ci->order = o > 0) from `from` on:
+ * the first free slot in an aligned block of 2^o slots that is not wholly
+ * free, else the first free slot, else 0. Cluster locked. */
+static uint64_t holes_pick0(const sl_device *d, uint32_t c, int o, uint64_t from)
+{
+	uint32_t nr = 1u << o;
+	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER, first = 0;
+
+	SL_ASSERT(o > 0 && sli_cluster_of(from) == c);
+	if (end > d->max)
+		end = d->max; /* the last cluster's padding */
+	for (uint64_t b = from & ~(uint64_t)(nr - 1); b < end; b += nr) {
+		uint64_t be = b + nr < end ? b + nr : end;
+		uint64_t f = sli_find_free(d, b > from ? b : from, be);
+
+		if (f == be)
+			continue; /* no room in this block */
+		if (be - b < nr || !sli_range_free(d, b, nr))
+			return f; /* an already broken block */
+		if (!first)
+			first = f; /* a whole aligned hole: keep it if we can */
+	}
+	return first;
+}
+
+/* Where alloc_swap_scan_cluster() starts for order 0 in a locked cluster. */
+static uint64_t holes_start0(const sl_device *d, uint32_t c, uint64_t off)
+{
+	const sl_cluster *ci = &d->ci[c];
+	uint64_t f;
+
+	if (ci->count == 0)
+		return sli_cluster_offset(c);
+	if (ci->order > 0 && (f = holes_pick0(d, c, ci->order, off)))
+		return f;
+	return off;
+}
+
+/* swap_alloc_fast() for order 0 - 6.18 but for the starting slot. */
+static uint64_t holes_alloc_fast0(sl_device *d, int cpu)
+{
+	uint64_t off = *sli_cursor(d, cpu, 0);
+	uint32_t c;
+
+	if (!off)
+		return 0;
+	c = sli_cluster_of(off);
+	sl_ci_lock(d, c);
+	if (!lr_cluster_is_usable(&d->ci[c], 0, 1)) {
+		sl_ci_unlock(d, c);
+		return 0;
+	}
+	off = lr_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, off), 0);
+	if (off)
+		sli_stats(d)->alloc_fast[0]++;
+	return off;
+}
+
+/* The order-0 steal of cluster_alloc_swap_entry() - 6.18's lists and order
+ * (frag[o] then nonfull[o], o ascending, until one succeeds), each cluster
+ * entered at holes_pick0()'s slot. */
+static uint64_t holes_steal0(sl_device *d, int cpu)
+{
+	for (int o = 1; o < SL_NR_ORDERS; o++) {
+		for (int pass = 0; pass < 2; pass++) {
+			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
+			uint32_t c;
+
+			while ((c = lr_isolate_lock_cluster(d, list)) != SL_NIL) {
+				uint64_t found = lr_alloc_swap_scan_cluster(d, cpu, c,
+					holes_start0(d, c, sli_cluster_offset(c)), 0);
+				if (found) {
+					sli_stats(d)->alloc_steal++;
+					return found;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* cluster_alloc_swap_entry() for order 0 on a solid-state block device
+ * without discard - 6.18's ladder with holes_steal0() as its last step. */
+static uint64_t holes_ladder0(sl_device *d, int cpu, int order)
+{
+	uint64_t found;
+
+	SL_ASSERT(order == 0);
+	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(0), 0, 1);
+	if (!found)
+		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, 0, 0);
+	if (found)
+		return found;
+	if (sl_vm_swap_full(d))
+		lr_swap_reclaim_full_clusters(d);
+	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0);
+	if (found)
+		return found;
+	return holes_steal0(d, cpu);
+}
+
+static int holes_order0(const sl_device *d, int order)
+{
+	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return order == 0 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+}
+
+static uint64_t holes_rung(sl_device *d, int cpu, int order)
+{
+	return xp_other_orders_bounded(d, cpu, order, 1, HOLES_BUDGET);
+}
+
+/* folio_alloc_swap() - 6.18 (one device). */
+static uint64_t holes_alloc(sl_device *d, int cpu, int order)
+{
+	uint64_t off;
+
+	if (!holes_order0(d, order))
+		return xp_alloc_then(d, cpu, order, holes_rung);
+	sl_local_lock(d, cpu);
+	off = holes_alloc_fast0(d, cpu);
+	if (off == 0)
+		off = lr_swap_alloc_slow(d, cpu, 0, holes_ladder0);
+	sl_local_unlock(d, cpu);
+	return off;
+}
+
+/* The halves swapset.c calls with several devices. */
+static uint64_t holes_alloc_fast(sl_device *d, int cpu, int order)
+{
+	if (!holes_order0(d, order))
+		return xp_alloc_fast(d, cpu, order);
+	return holes_alloc_fast0(d, cpu);
+}
+
+static uint64_t holes_alloc_slow(sl_device *d, int cpu, int order)
+{
+	if (!holes_order0(d, order))
+		return xp_alloc_slow_then(d, cpu, order, holes_rung);
+	return lr_swap_alloc_slow(d, cpu, 0, holes_ladder0);
+}
+
+const sl_policy sl_policy_proposal_holes = {
+	.name = "proposal-holes",
+	.summary = "proposal over 6.18: retag's rung over up to 64 clusters; order 0 fills broken blocks of other orders' clusters before whole aligned holes",
+	.kernel = "",
+	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,
+	.init = xp_init,
+	.alloc = holes_alloc,
+	.free = lr_free,
+	.tick = lr_swap_discard_work,
+	.alloc_fast = holes_alloc_fast,
+	.alloc_slow = holes_alloc_slow,
+	.sync_discard = xp_sync_discard,
+};

@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Issue 11's grid report from `swaplab sweep` tables.
+
+    python docs/proposals/make_grid.py OUT-v1 OUT-thp-swap [DIR=SPEC.toml ...]
+
+reads OUT/table.csv of the sweeps of docs/proposals/grid-v1.toml and
+grid-thp-swap.toml and writes docs/proposals/grid.md, the seed means
+docs/data/proposals-grid.json and the plots docs/proposals/*.svg (with
+matplotlib). Nothing here is edited by hand: re-run it after the sweeps.
+DIR=SPEC.toml reads the cells of SPEC that DIR/cells.jsonl holds, for a
+sweep stopped before it wrote its table.
+"""
+import csv
+import os
+import sys
+from collections import defaultdict
+
+from swaplab.params import ParamError
+from swaplab.results import write_json, write_output
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+REFS = ["linux-6.12", "linux-6.18", "first-fit", "buddy", "noncontig"]
+PROPOSALS = ["proposal-reuse", "proposal-retag", "proposal-reserve", "proposal-holes"]
+POLICIES = REFS + PROPOSALS
+WORKLOADS = [("thp-swap-v1", False, False), ("thp-swap-v1", True, False), ("thp-swap", False, False),
+             ("thp-swap", False, True), ("thp-swap", True, False), ("thp-swap", True, True)]
+SHOWN_MIN = 10.0      # a pair is a target pair where 6.18 falls back this much (%)
+REMOVE = 0.9          # ... and the target removes this share of it
+WORSE_PP = 0.5        # no pair worse than 6.18 by more than this (pp)
+FF_PP = 2.0           # within this of first-fit (pp)
+
+
+def label(wl, small, aligned):
+    return wl + (" -a" if aligned else "") + (" -s" if small else "")
+
+
+def size_text(kb):
+    return f"{kb // 1024}M" if kb >= 1024 else f"{kb}K"
+
+
+def mthp_text(m):
+    sizes = m.split(",")
+    return "all 16K–2M" if len(sizes) == 8 else ", ".join(sizes)
+
+
+def mean(v):
+    return sum(v) / len(v) if v else None
+
+
+def table(arg):
+    """The rows of one sweep: DIR (its table.csv), or DIR=SPEC.toml: the cells
+    of SPEC that DIR/cells.jsonl holds (a sweep stopped before its end)."""
+    if "=" in arg:
+        from swaplab import sweeps
+        d, spec = arg.split("=", 1)
+        grid = sweeps.cells(sweeps.normalize_spec(sweeps.load_toml(spec)))
+        done = sweeps.read_done(os.path.join(d, "cells.jsonl"))
+        grid = [c for c in grid if sweeps.cell_id(c) in done]
+        return [{k: ("" if v is None else str(sweeps._csv_value(v))) for k, v in r.items()}
+                for r in sweeps.table_rows(grid, done, False)]
+    path = os.path.join(arg, "table.csv")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        raise ParamError(f"cannot read sweep table '{path}': {e.strerror}") from None
+
+
+def load(tables):
+    """{config: {policy: {'sizes': {kb: [seed means]}, 'f0': [per seed]}}}"""
+    seen, data = set(), defaultdict(lambda: defaultdict(lambda: {"sizes": defaultdict(list), "n": defaultdict(list), "f0": {}}))
+    for t in tables:
+        for r in t:
+            key = (r["cell"], r["size_kb"])
+            if key in seen:
+                continue
+            seen.add(key)
+            cfg = (r["workload"], r["small_folios"] == "true", r["aligned_swapin"] == "true", r["mthp"],
+                   r["swap_size"], r["device"], r["region_offset"])
+            cell = data[cfg][r["policy"]]
+            if r["mean_fallback_pct"] != "":
+                cell["sizes"][int(r["size_kb"])].append(float(r["mean_fallback_pct"]))
+            cell["n"][int(r["size_kb"])].append(int(r["swpout"]) + int(r["swpout_fallback"]))
+            cell["f0"][r["seed"]] = int(r["order0_alloc_fail"])
+    return data
+
+
+def order_key(cfg, mthps, sizes, offsets):
+    wl, small, aligned, mthp, swap, dev, off = cfg
+    return (WORKLOADS.index((wl, small, aligned)), mthps.index(mthp), sizes.index(swap),
+            ["zram", "ssd"].index(dev), offsets.index(off))
+
+
+def pairs(data):
+    """One row per (config, size): seed means per policy, order-0 failures."""
+    mthps, swaps, offsets = [], [], []
+    for cfg in data:
+        for lst, v in ((mthps, cfg[3]), (swaps, cfg[4]), (offsets, cfg[6])):
+            if v not in lst:
+                lst.append(v)
+    mthps.sort(key=lambda m: (len(m.split(",")), m != "64K", m))
+    swaps.sort(key=lambda s: int(s[:-1]))
+    offsets.sort(key=lambda o: (o != "0", o))
+    rows = []
+    nseeds = max(len(p["f0"]) for c in data.values() for p in c.values())
+    for cfg in sorted(data, key=lambda c: order_key(c, mthps, swaps, offsets)):
+        # a policy with some seeds missing in a cell (a stopped sweep) is
+        # left out of that cell
+        pol = {p: v for p, v in data[cfg].items() if len(v["f0"]) == nseeds}
+        kbs = sorted({kb for p in pol.values() for kb in p["sizes"]})
+        f0 = {p: mean(list(v["f0"].values())) for p, v in pol.items()}
+        for kb in kbs:
+            vals = {p: (round(mean(v["sizes"][kb]), 3) if v["sizes"].get(kb) else None) for p, v in pol.items()}
+            folios = {p: mean(v["n"][kb]) for p, v in pol.items() if v["n"].get(kb)}
+            rows.append({"workload": label(*cfg[:3]), "mthp": cfg[3], "swap": cfg[4], "device": cfg[5],
+                         "region_offset": cfg[6], "size_kb": kb, "fallback_pct": vals, "order0_fail": f0,
+                         "folios": {p: round(n, 1) for p, n in folios.items()}})
+    return rows
+
+
+def assess(rows, prop):
+    """Target counts for one proposal."""
+    out = {"target_pairs": 0, "met_90": 0, "missed_90": {"space": [], "contiguity": [], "placement": []},
+           "worse_than_6.18": [], "more_order0_failures": [], "above_first_fit": [], "pairs": 0}
+    f0_seen = set()
+    for r in rows:
+        v = r["fallback_pct"]
+        if any(v.get(p) is None for p in ("linux-6.18", prop, "first-fit")):
+            continue
+        out["pairs"] += 1
+        L, P, ff, nc = v["linux-6.18"], v[prop], v["first-fit"], v.get("noncontig")
+        name = (r["workload"], r["mthp"], r["swap"], r["device"], r["region_offset"], r["size_kb"])
+        FOLIOS[name] = r["folios"].get("linux-6.18")
+        if "," in r["mthp"] and L >= SHOWN_MIN:
+            out["target_pairs"] += 1
+            if P <= (1 - REMOVE) * L:
+                out["met_90"] += 1
+            else:
+                # space: even slots taken anywhere (noncontig) keep more than
+                # a tenth; contiguity: first-fit does; else placement
+                kind = ("space" if nc is not None and nc > (1 - REMOVE) * L else
+                        "contiguity" if ff > (1 - REMOVE) * L else "placement")
+                out["missed_90"][kind].append(name + (L, P, ff, nc))
+        # overfull: the run's data does not fit the device even in any
+        # free slots (noncontig fails order-0 allocations there)
+        kind = "space" if (r["order0_fail"].get("noncontig") or 0) > 0 else "other"
+        if P > L + WORSE_PP:
+            out["worse_than_6.18"].append(name + (L, P, kind))
+        if P > ff + FF_PP:
+            out["above_first_fit"].append(name + (ff, P, kind))
+        cfg = name[:5]
+        if cfg not in f0_seen:
+            f0_seen.add(cfg)
+            a, b = r["order0_fail"].get("linux-6.18"), r["order0_fail"].get(prop)
+            if a is not None and b is not None and b > a:
+                out["more_order0_failures"].append(cfg + (a, b, kind))
+    return out
+
+
+FOLIOS = {}   # (cell, size) -> linux-6.18's folios of that size per run
+
+
+def fmt(x):
+    return "–" if x is None else f"{x:.1f}"
+
+
+def pair_name(t):
+    n = FOLIOS.get(tuple(t[:6]))
+    folios = f" ({n:.1f} folios/run under 6.18)" if n is not None else ""
+    return f"{t[0]} {mthp_text(t[1])} {t[2]} {t[3]} offset {t[4]}: {size_text(t[5])}{folios}"
+
+
+def report(rows, res, meta):
+    cols = [p for p in POLICIES if any(r["fallback_pct"].get(p) is not None for r in rows)]
+    n_cfg = len({(r["workload"], r["mthp"], r["swap"], r["device"], r["region_offset"]) for r in rows})
+    L = []
+    L.append("# The issue 11 grid: proposals against the references\n")
+    L.append("Generated by `docs/proposals/make_grid.py` from the tables of `swaplab sweep "
+             "docs/proposals/grid-v1.toml` and `grid-thp-swap.toml` (do not edit by hand). "
+             f"{n_cfg} cells (workload × mTHP set × swap size × device × region offset) × "
+             f"{len(cols)} policies × seeds {meta['seeds']}, {meta['iterations']} iterations: "
+             "workloads thp-swap-v1 (with and without -s) and thp-swap (plain, -a, -s, -a -s); mTHP sets "
+             "{64K}, {16K,64K}, {64K,2M}, {16K,64K,256K}, {32K,64K,128K}, {16K,64K,256K,1M}, all "
+             "16K–2M; swap 48M, 64M, 128M; devices zram and ssd; region A at offset 0 (2 MiB "
+             "aligned), 704K, and 1028K with region B at 12K (docs/placement.md).\n")
+    cov = defaultdict(lambda: defaultdict(set))
+    for r in rows:
+        fam = r["workload"].split(" ")[0]
+        for p in cols:
+            if r["fallback_pct"].get(p) is not None or p in r["order0_fail"]:
+                cov[p][fam].add(r["region_offset"])
+    L.append("Coverage (region offsets each policy was run at, per workload): " + "; ".join(
+        f"{p}: " + ", ".join(f"{fam} {'/'.join(sorted(o, key=lambda x: (x != '0', x)))}"
+                             for fam, o in sorted(cov[p].items()))
+        for p in cols) + ". Target counts are over the pairs where the proposal has data.\n")
+    L.append("The newest mainline read here (7.x, swap table phase III) allocates as linux-6.18 does "
+             "(docs/policies/linux-7.x.md), so linux-6.18 stands for it in every table.\n")
+    L.append("A size's fallback per run is its mean over the iterations that swapped that size out "
+             "(an iteration with none is no data, not 0 %: docs/sweep.md); the earlier grid of this page "
+             "counted those as 0, so sizes with a few folios per run (256K and above; each miss below "
+             "gives 6.18's folios per run) read higher here than there. On thp-swap with a ssd at "
+             "region offset 1028K,12K the model swaps out no mTHP folio at all (every size 0/0), so "
+             "those cells hold no pairs.\n")
+    L.append("Each value is the mean over the seeds of a size's mean fallback per iteration (%); "
+             "docs/data/proposals-grid.json holds every (cell, size) with each policy's seed mean and "
+             "the mean order-0 allocation failures per run.\n")
+    L.append("## The targets\n")
+    L.append(f"Counted over (cell, size) pairs. **Target pairs**: a multi-size cell where linux-6.18 falls "
+             f"back ≥ {SHOWN_MIN:g} %; met when the proposal keeps ≤ {100 * (1 - REMOVE):g} % of 6.18's "
+             "fallback. A missed target pair is **space-bound** when even `noncontig` (any free slots, no "
+             "contiguity) keeps more than that, **contiguity-bound** when noncontig does not but "
+             "first-fit (the best contiguous reference) does, and **placement-bound** otherwise: only "
+             "the last kind is the proposal's own miss. The other three criteria are split by whether the cell "
+             "is **overfull** (space): its data does not fit the device even in any free slots "
+             "(`noncontig` fails order-0 allocations there: every 48M cell, and -s at 64M where the "
+             "60M region and region B do not fit); order-0 failures and fallback there depend on which "
+             "folios happen to be swapped out when the device is full.\n")
+    L.append("| proposal | target pairs | ≥ 90 % removed | missed: space | missed: contiguity | "
+             "missed: placement | > 0.5 pp worse than 6.18 (overfull / other) | cells with more order-0 "
+             "failures (overfull / other) | > 2 pp above first-fit (overfull / other) |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    def split(lst):
+        n = sum(1 for t in lst if t[-1] == "space")
+        return f"{len(lst)} ({n} / {len(lst) - n})"
+    for p, a in res.items():
+        L.append(f"| {p} | {a['target_pairs']} | {a['met_90']} | {len(a['missed_90']['space'])} | "
+                 f"{len(a['missed_90']['contiguity'])} | {len(a['missed_90']['placement'])} | "
+                 f"{split(a['worse_than_6.18'])} of {a['pairs']} | {split(a['more_order0_failures'])} | "
+                 f"{split(a['above_first_fit'])} |")
+    L.append("")
+    # the best: the most target pairs met among the proposals run on the most
+    # pairs (a proposal run on fewer cells is not compared on count)
+    best = max(res, key=lambda p: (res[p]["target_pairs"], res[p]["met_90"]))
+    a = res[best]
+    L.append(f"### Where {best} misses\n")
+    L.append("Placement-bound misses of the 90 % target (6.18 / proposal / first-fit / noncontig):\n")
+    for t in a["missed_90"]["placement"] or []:
+        L.append(f"* {pair_name(t)}: {fmt(t[6])} / {fmt(t[7])} / {fmt(t[8])} / {fmt(t[9])}")
+    if not a["missed_90"]["placement"]:
+        L.append("* none")
+    L.append("\nMore than 0.5 pp worse than linux-6.18 (6.18 / proposal):\n")
+    for t in a["worse_than_6.18"] or []:
+        L.append(f"* {pair_name(t)}: {fmt(t[6])} / {fmt(t[7])}{' (overfull)' if t[-1] == 'space' else ''}")
+    if not a["worse_than_6.18"]:
+        L.append("* none")
+    L.append("\nMore order-0 allocation failures than linux-6.18 (mean per run, 6.18 / proposal):\n")
+    for t in a["more_order0_failures"] or []:
+        L.append(f"* {t[0]} {mthp_text(t[1])} {t[2]} {t[3]} offset {t[4]}: {t[5]:.1f} / {t[6]:.1f} "
+                 f"(+{100 * (t[6] - t[5]) / t[5]:.2f} %){' (overfull)' if t[-1] == 'space' else ''}")
+    if not a["more_order0_failures"]:
+        L.append("* none")
+    other = [t for t in a["above_first_fit"] if t[-1] == "other"]
+    L.append(f"\nMore than 2 pp above first-fit outside the overfull cells "
+             f"({len(other)}; first-fit / proposal):\n")
+    for t in other:
+        L.append(f"* {pair_name(t)}: {fmt(t[6])} / {fmt(t[7])}")
+    if not other:
+        L.append("* none")
+    L.append("")
+    head = "| workload | mTHP | swap | device | offset | size | " + " | ".join(cols) + " |"
+    rule = "|" + "---|" * (6 + len(cols))
+
+    def line(r):
+        v = r["fallback_pct"]
+        return (f"| {r['workload']} | {mthp_text(r['mthp'])} | {r['swap']} | {r['device']} | "
+                f"{r['region_offset']} | {size_text(r['size_kb'])} | " + " | ".join(fmt(v.get(p)) for p in cols) + " |")
+    L.append("## The issue's headline rows (64M zram, offset 0)\n")
+    L.append(head)
+    L.append(rule)
+    for r in rows:
+        if r["swap"] == "64M" and r["device"] == "zram" and r["region_offset"] == "0" and r["workload"] in ("thp-swap -a", "thp-swap-v1") \
+                and r["mthp"] in ("64K", "64K,2M", "16K,64K,256K,1M", "16K,32K,64K,128K,256K,512K,1M,2M",
+                                  "16K,64K,256K", "32K,64K,128K"):
+            L.append(line(r))
+    L.append("\nPlots (offset 0, 64M zram): docs/proposals/thp-swap-a-64K-2M.svg, "
+             "docs/proposals/thp-swap-a-16K-64K-256K-1M.svg.\n")
+    L.append(f"## Multi-size cells where linux-6.18 falls back {SHOWN_MIN:g} % or more\n")
+    L.append(head)
+    L.append(rule)
+    for r in rows:
+        if "," in r["mthp"] and (r["fallback_pct"].get("linux-6.18") or 0) >= SHOWN_MIN:
+            L.append(line(r))
+    L.append("")
+    return "\n".join(L) + "\n"
+
+
+def plot(rows, out_dir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("make_grid: matplotlib missing, no plots", file=sys.stderr)
+        return
+    for mthp, name in (("64K,2M", "thp-swap-a-64K-2M"), ("16K,64K,256K,1M", "thp-swap-a-16K-64K-256K-1M")):
+        sel = [r for r in rows if r["workload"] == "thp-swap -a" and r["mthp"] == mthp and r["swap"] == "64M"
+               and r["device"] == "zram" and r["region_offset"] == "0"]
+        pols = [p for p in POLICIES if any(r["fallback_pct"].get(p) is not None for r in sel)]
+        if not sel:
+            continue
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        w = 0.8 / max(1, len(pols))
+        for i, p in enumerate(pols):
+            ax.bar([j + i * w for j in range(len(sel))], [r["fallback_pct"].get(p) or 0 for r in sel], w, label=p)
+        ax.set_xticks([j + 0.4 - w / 2 for j in range(len(sel))])
+        ax.set_xticklabels([size_text(r["size_kb"]) for r in sel])
+        ax.set_ylabel("fallback % (mean of 5 seeds)")
+        ax.set_title(f"thp-swap -a, mTHP {mthp_text(mthp)}, 64M zram, offset 0")
+        ax.legend(fontsize=7, ncol=3)
+        fig.tight_layout()
+        path = os.path.join(out_dir, name + ".svg")
+        fig.savefig(path + ".tmp.svg", format="svg", metadata={"Date": None})
+        plt.close(fig)
+        with open(path + ".tmp.svg", encoding="utf-8") as f:
+            svg = f.read()
+        os.unlink(path + ".tmp.svg")
+        write_output(path, svg, "plot")
+
+
+def main(argv):
+    if len(argv) < 1:
+        print("usage: make_grid.py SWEEP-DIR [SWEEP-DIR...]", file=sys.stderr)
+        return 2
+    try:
+        tables = [table(a) for a in argv]
+    except ParamError as e:
+        print(f"make_grid: {e}", file=sys.stderr)
+        return 2
+    rows = pairs(load(tables))
+    seeds = {int(r["seed"]) for t in tables for r in t}
+    its = {r["iterations"] for t in tables for r in t}
+    meta = {"seeds": f"{min(seeds)}–{max(seeds)}", "iterations": ",".join(sorted(its))}
+    res = {p: assess(rows, p) for p in PROPOSALS if any(r["fallback_pct"].get(p) is not None for r in rows)}
+    write_output(os.path.join(HERE, "grid.md"), report(rows, res, meta), "grid.md")
+    summary = {p: {"target_pairs": a["target_pairs"], "met_90": a["met_90"],
+                   "missed_90": {k: len(v) for k, v in a["missed_90"].items()},
+                   "worse_than_6.18": len(a["worse_than_6.18"]), "pairs": a["pairs"],
+                   "worse_than_6.18_overfull": sum(1 for t in a["worse_than_6.18"] if t[-1] == "space"),
+                   "more_order0_failures": len(a["more_order0_failures"]),
+                   "more_order0_failures_overfull": sum(1 for t in a["more_order0_failures"] if t[-1] == "space"),
+                   "above_first_fit": len(a["above_first_fit"]),
+                   "above_first_fit_overfull": sum(1 for t in a["above_first_fit"] if t[-1] == "space")}
+               for p, a in res.items()}
+    write_json(os.path.join(ROOT, "docs", "data", "proposals-grid.json"),
+               {"schema": "swaplab.proposals-grid/2", "generated_by": "docs/proposals/make_grid.py",
+                "specs": ["docs/proposals/grid-v1.toml", "docs/proposals/grid-thp-swap.toml"],
+                "seeds": meta["seeds"], "iterations": meta["iterations"], "targets": summary,
+                "rows": rows}, "json")
+    plot(rows, HERE)
+    for p, s in summary.items():
+        print(p, s)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
