@@ -201,7 +201,12 @@ def report(rows, res, meta):
              "counted those as 0, so sizes with a few folios per run (256K and above; each miss below "
              "gives 6.18's folios per run) read higher here than there. On thp-swap with a ssd at "
              "region offset 1028K,12K the model swaps out no mTHP folio at all (every size 0/0), so "
-             "those cells hold no pairs.\n")
+             "those cells hold no pairs. That is the workload, not a fault: a ssd swaps in order 0 "
+             "(no synchronous I/O, docs/workloads.md rule 2), so after the warm-up the only new mTHP "
+             "folios are the 256 chunks an iteration drops and rewrites, and thp-swap's chunks are 64 "
+             "KiB from the region's start; 4 KiB past a 64 KiB boundary each one straddles two aligned "
+             "64 KiB ranges that keep other pages, and a fault there takes order 0 (rule 1). On zram "
+             "the warm-up's folios come back whole and keep swapping out.\n")
     L.append("Each value is the mean over the seeds of a size's mean fallback per iteration (%); "
              "docs/data/proposals-grid.json holds every (cell, size) with each policy's seed mean and "
              "the mean order-0 allocation failures per run.\n")
