@@ -872,6 +872,10 @@ static int rr_emit(void *ctx, const sl_rop *op)
 			sl_proc_read(r->p, 0, op->first, op->npages);
 		break;
 	case SL_ROP_MUNMAP:
+		/* munmap(): the region's PTEs zapped and slots put; the process
+		 * lives on (a later touch faults afresh) */
+		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
+		break;
 	case SL_ROP_EXIT:
 		proc_exit(c, r);
 		if (c->check_every && rr_check(c))

@@ -352,13 +352,15 @@ static void pre_usemem_2024(sl_rwl_params *p)
 	p->reread_passes = 0;
 }
 
-/* usemem-n48-16g: usemem -n 48 1G on a 16 GiB machine, brd swap; 1/64. */
+/* usemem-n48-16g: usemem -n 48 1G on a 16 GiB machine, brd swap; 1/64
+ * (the swap size was not given: 64 GiB assumed, room for the 32 GiB over
+ * the memory with margin). */
 static void pre_usemem_n48(sl_rwl_params *p)
 {
 	p->nr_procs = 48;
 	p->proc_pages = 16 * MiB_PAGES;
 	p->limit_pages = 256 * MiB_PAGES;
-	p->swap_bytes = UINT64_C(512) << 20;
+	p->swap_bytes = UINT64_C(1024) << 20;
 	p->reread_passes = 0;
 }
 
