@@ -137,7 +137,11 @@ def test_policies_and_workloads_listings(cli):
     js = json.loads(cli("policies", "--json", check=True).stdout)
     assert [x["name"] for x in js["policies"]] == [x["name"] for x in _core.policies()]
     w = cli("workloads", "--json", check=True)
-    assert [x["name"] for x in json.loads(w.stdout)["workloads"]] == ["thp-swap-v1", "thp-swap"]
+    listing = json.loads(w.stdout)
+    assert [x["name"] for x in listing["workloads"]] == ["thp-swap-v1", "thp-swap", "usemem", "pmbench",
+                                                         "build"]
+    assert [x["name"] for x in listing["presets"]] == ["usemem-2024", "usemem-n48-16g", "pmbench-2020",
+                                                       "kbuild-v5", "make-j96-768m", "make-j96-1152m-64k"]
 
 
 def test_run_prints_table_and_writes_files(cli, tmp_path):
