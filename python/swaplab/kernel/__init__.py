@@ -32,6 +32,8 @@ def add_parsers(sub) -> None:
     r.add_argument("--allow-other-swap", action="store_true",
                    help="run even while other swap is active (ours gets the highest priority)")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
+    from . import reclaim
+    reclaim.add_options(r)
     r.set_defaults(func=_cmd_run)
 
     c = ksub.add_parser("cleanup", help="restore the machine after a killed kernel run",
@@ -50,7 +52,14 @@ def _cmd_run(a) -> int:
     from .. import report
     from . import harness, machine
 
+    if a.workload in reclaim_workloads():
+        return _cmd_run_reclaim(a)
     try:
+        for opt in ("processes", "size", "limit", "reread", "chunk_pages"):
+            if getattr(a, opt) is not None or a.phase_layouts:
+                name = "--" + (opt if getattr(a, opt) is not None else "phase_layouts").replace("_", "-")
+                raise ParamError(f"{name} is an option of the reclaim workloads "
+                                 f"({', '.join(reclaim_workloads())}), not of {a.workload}")
         wp = params_from_args(a.workload, a)
         if wp.migrate_every or wp.cpus != 1:
             raise ParamError("the kernel harness pins its task to one CPU; --cpus and --migrate-every "
@@ -74,6 +83,32 @@ def _cmd_run(a) -> int:
         sys.stderr.write(f"swaplab kernel run: warning: from iteration {res['first_other_pages_iteration']} "
                          "the device held pages that are not the workload's (another process swapped "
                          "onto it); later iterations may differ from a quiet machine\n")
+    return 0
+
+
+def reclaim_workloads() -> tuple:
+    from .reclaim import WORKLOADS
+    return WORKLOADS
+
+
+def _cmd_run_reclaim(a) -> int:
+    from ..results import check_output_paths, save_outputs
+    from . import machine, reclaim
+
+    try:
+        p = reclaim.params_from_args(a.workload, a)
+        check_output_paths(a.json, a.layout_dump)
+        res, layout = reclaim.run_kernel(p)
+    except ParamError as e:
+        return _fail("run", str(e), EXIT_BAD_INPUT)
+    except machine.HarnessError as e:
+        return _fail("run", str(e), EXIT_FAILED)
+    except reclaim.Signalled as e:
+        sys.stderr.write(f"swaplab kernel run: interrupted by signal {e.signo}; machine restored\n")
+        return 128 + e.signo
+    if not a.quiet and a.json != "-":
+        reclaim.print_run(res)
+    save_outputs(res, layout, a.json, a.layout_dump)
     return 0
 
 

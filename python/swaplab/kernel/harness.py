@@ -269,6 +269,8 @@ def cleanup(out=sys.stdout) -> int:
     for z in [d] + list(d.get("extra_zrams") or []):
         if z.get("zram_id") is not None:
             what.append(f"zram{z['zram_id']}")
+    if d.get("memcg"):
+        what.append(f"memory cgroup {os.path.basename(d['memcg'])}")
     if d.get("knobs"):
         what.append(f"{len(d['knobs'])} mTHP knobs")
     if problems:
