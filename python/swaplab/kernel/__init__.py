@@ -54,11 +54,14 @@ def _cmd_run(a) -> int:
 
     if a.workload in reclaim_workloads():
         return _cmd_run_reclaim(a)
+    from .reclaim import RECLAIM_OPTS, SHARED_DEFAULTS
+    for k, v in SHARED_DEFAULTS.items():
+        if getattr(a, k) is None:
+            setattr(a, k, v)
     try:
-        for opt in ("processes", "size", "limit", "reread", "chunk_pages"):
-            if getattr(a, opt) is not None or a.phase_layouts:
-                name = "--" + (opt if getattr(a, opt) is not None else "phase_layouts").replace("_", "-")
-                raise ParamError(f"{name} is an option of the reclaim workloads "
+        for opt in RECLAIM_OPTS + ("phase_layouts",):
+            if getattr(a, opt) not in (None, False):
+                raise ParamError(f"--{opt.replace('_', '-')} is an option of the reclaim workloads "
                                  f"({', '.join(reclaim_workloads())}), not of {a.workload}")
         wp = params_from_args(a.workload, a)
         if wp.migrate_every or wp.cpus != 1:

@@ -40,6 +40,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@
 #define PM_OFF_SHIFT 5
 #define PM_OFF_MASK ((UINT64_C(1) << 50) - 1) /* bits 5..54 */
 #define NOT_SWAPPED UINT64_MAX
-#define MAX_PROCS 4096
+#define MAX_PROCS (1u << 20)
 
 /* What the parent sends a child: an operation (rd_op) or a sync request. */
 enum { CMD_OP = 1, CMD_SYNC = 2 };
@@ -92,6 +93,7 @@ typedef struct drv {
 	const char *sysfs_root;
 	const char *json_path, *layout_path;
 	int phase_layouts;
+	uint32_t first_cpu;      /* added to every START's CPU */
 	pid_t parent_pid;
 	child *ch;
 	uint32_t nch;
@@ -453,7 +455,7 @@ static void start_child(drv *d, const rd_op *op)
 		close(ackp[0]);
 		/* the other children's pipe ends stay open in this child: harmless,
 		 * each child only reads its own */
-		child_main(cmdp[0], ackp[1], d->cgroup, getppid(), op->cpu);
+		child_main(cmdp[0], ackp[1], d->cgroup, getppid(), d->first_cpu + op->cpu);
 		_exit(11);
 	}
 	close(cmdp[0]);
@@ -571,7 +573,8 @@ static void write_json(drv *d, double wall)
 static void usage(void)
 {
 	fputs("usage: swaplab-rdriver --cgroup DIR --json PATH --layout PATH [--sysfs-root DIR]\n"
-	      "       [--parent-pid PID] [--phase-layouts] STREAM-OPTIONS (rstream.h)\n", stderr);
+	      "       [--parent-pid PID] [--first-cpu C] [--phase-layouts] STREAM-OPTIONS (rstream.h)\n"
+	      "       swaplab-rdriver --print-params STREAM-OPTIONS\n", stderr);
 	exit(2);
 }
 
@@ -580,7 +583,7 @@ int main(int argc, char **argv)
 	drv d;
 	rd_params p;
 	char msg[256];
-	int i;
+	int i, print_params = 0;
 
 	memset(&d, 0, sizeof(d));
 	d.sysfs_root = "/sys";
@@ -591,6 +594,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--phase-layouts")) {
 			d.phase_layouts = 1;
+			continue;
+		}
+		if (!strcmp(a, "--print-params")) {
+			print_params = 1;
 			continue;
 		}
 		if (!v)
@@ -605,16 +612,22 @@ int main(int argc, char **argv)
 			d.sysfs_root = v;
 		else if (!strcmp(a, "--parent-pid"))
 			d.parent_pid = (pid_t)atoi(v);
+		else if (!strcmp(a, "--first-cpu"))
+			d.first_cpu = (uint32_t)atoi(v);
 		else if ((r = rd_set_option(&p, a, v, msg, sizeof(msg))) < 0)
 			die(2, "%s", msg);
 		else if (r == 0)
 			usage();
 		i++;
 	}
-	if (!d.cgroup || !d.json_path || !d.layout_path)
-		usage();
 	if (rd_validate(&p, msg, sizeof(msg)))
 		die(2, "%s", msg);
+	if (print_params) {
+		rd_print_params(&p, stdout);
+		return 0;
+	}
+	if (!d.cgroup || !d.json_path || !d.layout_path)
+		usage();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (d.parent_pid && getppid() != d.parent_pid)
 		die(1, "the harness is gone");

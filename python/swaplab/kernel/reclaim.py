@@ -20,7 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from .. import __version__, _core
 from ..params import (ParamError, check_swap_size, format_size, parse_count, parse_mthp, parse_size,
@@ -30,7 +30,7 @@ from . import machine as M
 from .harness import Signalled, _SIGNALS, _block, _handler, _unblock
 
 SCHEMA = "swaplab.reclaim-result/1"
-WORKLOADS = ("usemem",)
+WORKLOADS = ("usemem", "pmbench", "build")
 PAGE = 4096
 MiB = 1 << 20
 RDRIVER = "swaplab-rdriver"
@@ -58,42 +58,76 @@ MTHP_KEYS = ("swpout", "swpout_fallback", "swpin", "swpin_fallback", "swpin_fall
 
 @dataclass
 class ReclaimParams:
+    """A reclaim workload's parameters: `stream` is sl_rwl_params as the
+    driver resolved it (the kind's defaults, the preset, the options; the
+    generator's own validation), the rest is the harness's."""
     workload: str = "usemem"
-    processes: int = 2
-    size_bytes: int = 32 * MiB          # per process
-    limit_bytes: int = 32 * MiB         # the memory cgroup's limit
-    reread: int = 0                     # read passes after the write
-    chunk_pages: int = 64               # round-robin interleaving of the stream
-    mthp_kb: list = field(default_factory=lambda: [64])
-    swap_bytes: int = 128 * MiB
-    seed: int = 1
-    cpu: int = 0                        # the first CPU
-    cpus: int = 1                       # processes pinned round robin to cpu .. cpu+cpus-1
+    preset: str | None = None
+    stream: dict = field(default_factory=dict)
+    cpu: int = 0                        # the first CPU: process slot k runs on cpu + k % nr_cpus
     phase_layouts: bool = False
 
+    @property
+    def limit_bytes(self) -> int:
+        return self.stream["limit_pages"] * PAGE
+
+    @property
+    def swap_bytes(self) -> int:
+        return self.stream["swap_bytes"]
+
+    @property
+    def mthp_kb(self) -> list:
+        return [4 << o for o in range(1, 32) if self.stream["mthp_mask"] >> o & 1]
+
     def as_json(self) -> dict:
-        d = asdict(self)
+        d = {"workload": self.workload, "preset": self.preset, "cpu": self.cpu,
+             "phase_layouts": self.phase_layouts}
+        d.update(self.stream)
         d["mthp_sizes"] = [M.size_label(kb) for kb in self.mthp_kb]
         return d
 
     def driver_args(self) -> list:
-        return ["--procs", str(self.processes), "--proc-pages", str(self.size_bytes // PAGE),
-                "--reread", str(self.reread), "--chunk-pages", str(self.chunk_pages),
-                "--nr-cpus", str(self.cpus), "--first-cpu", str(self.cpu)]
+        s = self.stream
+        out = ["--workload", s["workload"]]
+        for k, opt in _STREAM_OPTS:
+            out += [opt, str(s[k])]
+        return out + ["--first-cpu", str(self.cpu)]
+
+
+# sl_rwl_params fields the driver takes as options (rstream.h); the others
+# come from the kind's defaults or the preset
+_STREAM_OPTS = (("seed", "--seed"), ("limit_pages", "--limit-pages"), ("swap_bytes", "--swap-bytes"),
+                ("mthp_mask", "--mthp-mask"), ("chunk_pages", "--chunk-pages"), ("nr_cpus", "--nr-cpus"),
+                ("nr_procs", "--procs"), ("proc_pages", "--proc-pages"), ("reread_passes", "--reread"),
+                ("wss_pages", "--wss-pages"), ("accesses", "--accesses"), ("read_pct", "--read-pct"),
+                ("jobs", "--jobs"), ("generations", "--generations"))
 
 
 def add_options(r) -> None:
     """The reclaim workloads' options of `kernel run` (the others are shared)."""
-    g = r.add_argument_group("reclaim workloads (usemem)")
-    g.add_argument("--processes", default=None, help="usemem: processes (default 2)")
-    g.add_argument("--size", default=None, help="usemem: memory each process writes (default 32M)")
-    g.add_argument("--limit", default=None,
-                   help="the memory cgroup's limit (memory.limit_in_bytes; default 32M)")
-    g.add_argument("--reread", default=None, help="usemem: read passes after the write (default 0)")
+    g = r.add_argument_group("reclaim workloads (usemem, pmbench, build)")
+    g.add_argument("--preset", default=None,
+                   help="a published run scaled down (docs/workloads-reclaim.md), e.g. usemem-2024")
+    g.add_argument("--processes", default=None, help="usemem, pmbench: processes")
+    g.add_argument("--size", default=None, help="usemem: memory each process writes; pmbench: working set")
+    g.add_argument("--limit", default=None, help="the memory cgroup's limit (memory.limit_in_bytes)")
+    g.add_argument("--reread", default=None, help="usemem: read passes after the write")
+    g.add_argument("--accesses", default=None, help="pmbench: accesses per process")
+    g.add_argument("--read-pct", default=None, help="pmbench: percentage of reads")
+    g.add_argument("--jobs", default=None, help="build: make -j")
+    g.add_argument("--generations", default=None, help="build: processes per job slot")
     g.add_argument("--chunk-pages", default=None,
                    help="pages each process touches per turn of the stream (default 64)")
     g.add_argument("--phase-layouts", action="store_true",
                    help="also record every process's slot layout at each phase marker")
+    # the shared options' defaults: None here, so that a reclaim workload
+    # takes its own (or its preset's) unless one is given
+    r.set_defaults(swap_size=None, mthp=None, cpus=None)
+
+
+RECLAIM_OPTS = ("preset", "processes", "size", "limit", "reread", "accesses", "read_pct", "jobs",
+                "generations", "chunk_pages")
+SHARED_DEFAULTS = {"swap_size": "64M", "mthp": "64K", "cpus": "1"}
 
 
 def _parse_bytes(text: str, opt: str, lo: int) -> int:
@@ -105,6 +139,20 @@ def _parse_bytes(text: str, opt: str, lo: int) -> int:
     return b
 
 
+def resolve(args: list) -> dict:
+    """The driver's --print-params: sl_rwl_params after defaults, preset and
+    options, validated by the generator. Changes nothing."""
+    drv = M.driver_path(RDRIVER)
+    if not os.access(drv, os.X_OK):
+        raise M.HarnessRefused(f"the reclaim driver {drv} is missing; reinstall swaplab (pip install .)")
+    r = subprocess.run([drv, "--print-params", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    if r.returncode:
+        msg = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        raise ParamError(msg.removeprefix("swaplab-rdriver: "))
+    return json.loads(r.stdout)
+
+
 def params_from_args(workload: str, a) -> ReclaimParams:
     """ReclaimParams from `kernel run` arguments; ParamError names the problem."""
     if workload not in WORKLOADS:
@@ -112,30 +160,54 @@ def params_from_args(workload: str, a) -> ReclaimParams:
     for name, default, opt in _PAGEOUT_ONLY:
         if getattr(a, name, default) != default:
             raise ParamError(f"{opt} is not an option of the reclaim workload {workload}")
-    p = ReclaimParams(workload=workload)
-    if a.swap_size != "64M":
-        p.swap_bytes = check_swap_size(parse_size(a.swap_size, "--swap-size"), a.swap_size)
-    if a.mthp in ("4K", "none"):
-        p.mthp_kb = []
-    elif a.mthp == "all":
-        p.mthp_kb = [kb for kb in M.offered_sizes() if kb <= 2048]
-    else:
-        p.mthp_kb = parse_mthp(a.mthp)
-    p.seed = parse_count(a.seed, "--seed", 0, 2**63 - 1)
-    p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
-    p.cpus = parse_count(a.cpus, "--cpus", 1, 4096)
-    if a.processes is not None:
-        p.processes = parse_count(a.processes, "--processes", 1, 4096)
-    if a.size is not None:
-        p.size_bytes = _parse_bytes(a.size, "--size", PAGE)
-    if p.size_bytes // PAGE > 2**32 - 1:
-        raise ParamError(f"--size {shown(a.size)} is larger than 16T")
+    args = ["--workload", workload]
+    if a.preset is not None:
+        args = ["--preset", a.preset]
+    def num(opt, v, lo, hi):
+        return str(parse_count(v, opt, lo, hi))
+    if a.seed != "1":
+        args += ["--seed", num("--seed", a.seed, 0, 2**63 - 1)]
+    if a.swap_size is not None:
+        args += ["--swap-bytes", str(check_swap_size(parse_size(a.swap_size, "--swap-size"), a.swap_size))]
+    if a.mthp is not None:
+        if a.mthp in ("4K", "none"):
+            kbs = []
+        elif a.mthp == "all":
+            kbs = [kb for kb in M.offered_sizes() if 16 <= kb <= 2048]
+        else:
+            kbs = parse_mthp(a.mthp)
+        args += ["--mthp-mask", str(sum(1 << size_to_order(kb) for kb in kbs))]
+    if a.cpus is not None:
+        args += ["--nr-cpus", num("--cpus", a.cpus, 1, 4096)]
     if a.limit is not None:
-        p.limit_bytes = _parse_bytes(a.limit, "--limit", 4 * MiB)
+        args += ["--limit-pages", str(_parse_bytes(a.limit, "--limit", 4 * MiB) // PAGE)]
+    only = {"usemem": ("processes", "size", "reread"), "pmbench": ("processes", "size", "accesses", "read_pct"),
+            "build": ("jobs", "generations")}
+    for name in ("processes", "size", "reread", "accesses", "read_pct", "jobs", "generations"):
+        if getattr(a, name) is not None and name not in only[workload]:
+            raise ParamError(f"--{name.replace('_', '-')} is not an option of the reclaim workload {workload}")
+    if a.processes is not None:
+        args += ["--procs", num("--processes", a.processes, 1, 100000)]
+    if a.size is not None:
+        pages = _parse_bytes(a.size, "--size", PAGE) // PAGE
+        args += ["--proc-pages" if workload == "usemem" else "--wss-pages", str(pages)]
     if a.reread is not None:
-        p.reread = parse_count(a.reread, "--reread", 0, 1000)
+        args += ["--reread", num("--reread", a.reread, 0, 1000)]
+    if a.accesses is not None:
+        args += ["--accesses", num("--accesses", a.accesses, 0, 2**40)]
+    if a.read_pct is not None:
+        args += ["--read-pct", num("--read-pct", a.read_pct, 0, 100)]
+    if a.jobs is not None:
+        args += ["--jobs", num("--jobs", a.jobs, 1, 4096)]
+    if a.generations is not None:
+        args += ["--generations", num("--generations", a.generations, 1, 100000)]
     if a.chunk_pages is not None:
-        p.chunk_pages = parse_count(a.chunk_pages, "--chunk-pages", 1, 2**31)
+        args += ["--chunk-pages", num("--chunk-pages", a.chunk_pages, 1, 1 << 20)]
+    stream = resolve(args)
+    if stream["workload"] != workload:
+        raise ParamError(f"--preset {shown(a.preset)} is a {stream['workload']} preset, not {workload}")
+    p = ReclaimParams(workload=workload, preset=a.preset, stream=stream)
+    p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
     p.phase_layouts = bool(a.phase_layouts)
     return p
 
@@ -147,11 +219,13 @@ def check_sizes(p: ReclaimParams) -> None:
     if avail and p.limit_bytes > avail // 2:
         raise ParamError(f"--limit {format_size(p.limit_bytes)} is more than half of the available "
                          f"memory ({format_size(avail)})")
-    out = p.processes * p.size_bytes - p.limit_bytes
-    if out > 0 and out > p.swap_bytes - 2 * MiB:
-        raise ParamError(f"--swap-size {format_size(p.swap_bytes)} cannot hold what the limit pushes out "
-                         f"({p.processes} x {format_size(p.size_bytes)} - {format_size(p.limit_bytes)}); "
-                         "the workload would be OOM-killed")
+    s = p.stream
+    if p.workload == "usemem":
+        out = s["nr_procs"] * s["proc_pages"] * PAGE - p.limit_bytes
+        if out > 0 and out > p.swap_bytes - 2 * MiB:
+            raise ParamError(f"--swap-size {format_size(p.swap_bytes)} cannot hold what the limit pushes "
+                             f"out ({s['nr_procs']} x {format_size(s['proc_pages'] * PAGE)} - "
+                             f"{format_size(p.limit_bytes)}); the workload would be OOM-killed")
 
 
 def _meminfo() -> dict:
@@ -170,16 +244,13 @@ def preflight(p: ReclaimParams) -> dict:
     """Every check, nothing changed. Returns the tools found."""
     check_sizes(p)
     tools = M.check_can_run(p.mthp_kb, None)
-    drv = M.driver_path(RDRIVER)
-    if not os.access(drv, os.X_OK):
-        raise M.HarnessRefused(f"the reclaim driver {drv} is missing; reinstall swaplab (pip install .)")
-    tools["rdriver"] = drv
+    tools["rdriver"] = M.driver_path(RDRIVER)
     M.check_memcg()
     allowed = sorted(os.sched_getaffinity(0))
-    want = list(range(p.cpu, p.cpu + p.cpus))
-    bad = [c for c in want if c not in allowed]
+    n = p.stream["nr_cpus"]
+    bad = [c for c in range(p.cpu, p.cpu + n) if c not in allowed]
     if bad:
-        raise M.HarnessRefused(f"--cpu {p.cpu} --cpus {p.cpus} needs CPU {bad[0]}, which is not available "
+        raise M.HarnessRefused(f"--cpu {p.cpu} --cpus {n} needs CPU {bad[0]}, which is not available "
                                f"to this process (allowed: {','.join(map(str, allowed))})")
     M.check_no_state()
     M.check_no_other_swap()
@@ -373,9 +444,12 @@ def print_run(res: dict, out=None) -> None:
     out = out or sys.stdout
     p = res["params"]
     c = res["counters"]
-    print(f"# kernel {res['policy'][7:]}: {res['workload']} {p['processes']} x {format_size(p['size_bytes'])}"
-          f" in a {format_size(p['limit_bytes'])} memcg, {format_size(p['swap_bytes'])} zram, mTHP "
-          f"{','.join(p['mthp_sizes']) or 'none'}, reread {p['reread']}", file=out)
+    what = {"usemem": lambda: f"{p['nr_procs']} x {format_size(p['proc_pages'] * PAGE)}, reread {p['reread_passes']}",
+            "pmbench": lambda: f"{p['nr_procs']} x {format_size(p['wss_pages'] * PAGE)}, {p['accesses']} accesses",
+            "build": lambda: f"-j{p['jobs']}, {p['generations']} generations"}[res["workload"]]()
+    print(f"# kernel {res['policy'][7:]}: {res['workload']}{' (' + p['preset'] + ')' if p['preset'] else ''}"
+          f" {what} in a {format_size(p['limit_pages'] * PAGE)} memcg, {format_size(p['swap_bytes'])} zram, "
+          f"mTHP {','.join(p['mthp_sizes']) or '4K only'}, seed {p['seed']}", file=out)
     print(f"{'size':>6} {'swpout':>9} {'fallback':>9} {'fb%':>7} {'swpin':>9} {'faults':>9}", file=out)
     for kb, d in c["sizes"].items():
         print(f"{M.size_label(int(kb)):>6} {d.get('swpout', 0):>9} {d.get('swpout_fallback', 0):>9} "

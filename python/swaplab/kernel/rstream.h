@@ -1,60 +1,32 @@
 /*
- * rstream.h - the operation stream swaplab-rdriver replays (rdriver.c).
- *
- * The operations are those of the reclaim workloads' process-level stream:
- * START (a process, pinned to a CPU), MMAP (a fresh anonymous region of
- * npages), TOUCH (pages [first, first + npages) of a region in address order,
- * one store or one load each), MUNMAP, EXIT, PHASE (a marker: phase `first`
- * begins) and DONE (end: every process has exited).
- *
- * Not yet shared with the model: this is the driver's own usemem generator
- * (N processes, each maps SIZE and writes it sequentially, `reread` read
- * passes, touches interleaved round robin `chunk` pages at a time).
+ * rstream.h - the operation stream swaplab-rdriver replays (rdriver.c): the
+ * reclaim workloads' one generator, sl_rwl_play() (core/src/rwl.c,
+ * docs/workloads-reclaim.md), which the model replays too. This header only
+ * maps the driver's command-line options onto sl_rwl_params.
  */
 #ifndef SWAPLAB_RSTREAM_H
 #define SWAPLAB_RSTREAM_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RD_MAX_REGIONS 2
+#include "swaplab/rwl.h"
 
-enum { RD_OP_START = 1, RD_OP_MMAP, RD_OP_TOUCH, RD_OP_MUNMAP, RD_OP_EXIT, RD_OP_PHASE, RD_OP_DONE };
-enum { RD_PH_SETUP = 0, RD_PH_RUN = 1 };
+#define RD_MAX_REGIONS SL_RWL_MAX_REGIONS
 
-typedef struct rd_op {
-	uint8_t kind;
-	uint8_t write;
-	uint8_t region;
-	uint8_t pad;
-	uint32_t proc;
-	uint32_t cpu;
-	uint32_t first;
-	uint32_t npages;
-} rd_op;
+enum {
+	RD_OP_START = SL_ROP_START, RD_OP_MMAP = SL_ROP_MMAP, RD_OP_TOUCH = SL_ROP_TOUCH,
+	RD_OP_MUNMAP = SL_ROP_MUNMAP, RD_OP_EXIT = SL_ROP_EXIT, RD_OP_PHASE = SL_ROP_PHASE,
+	RD_OP_DONE = SL_ROP_DONE
+};
 
-typedef struct rd_params {
-	uint32_t nr_procs;
-	uint64_t proc_pages;       /* at most UINT32_MAX (rd_op.npages) */
-	uint32_t reread;
-	uint32_t chunk;
-	uint32_t nr_cpus;
-	uint32_t first_cpu;
-} rd_params;
-
-typedef int (*rd_emit)(void *ctx, const rd_op *op);
-
-static inline void rd_defaults(rd_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->nr_procs = 2;
-	p->proc_pages = 16384;
-	p->chunk = 64;
-	p->nr_cpus = 1;
-}
+typedef sl_rop rd_op;
+typedef sl_rwl_params rd_params;
+typedef sl_rwl_emit rd_emit;
 
 static inline int rd_u64(const char *v, uint64_t *out)
 {
@@ -62,111 +34,106 @@ static inline int rd_u64(const char *v, uint64_t *out)
 
 	if (!*v || *v == '-')
 		return -1;
+	errno = 0;
 	*out = strtoull(v, &end, 10);
-	return *end ? -1 : 0;
+	return (*end || errno) ? -1 : 0;
 }
 
-/* 1: taken, 0: not a stream option, -1: a bad value (msg says which). */
+/* --workload (or --preset) first: it sets the kind's defaults. 1: taken,
+ * 0: not a stream option, -1: a bad value (msg says which). */
 static inline int rd_set_option(rd_params *p, const char *opt, const char *v, char *msg, size_t len)
 {
+	static const struct { const char *opt; size_t off; int width; } u[] = {
+		{ "--seed", offsetof(rd_params, seed), 64 },
+		{ "--limit-pages", offsetof(rd_params, limit_pages), 64 },
+		{ "--swap-bytes", offsetof(rd_params, swap_bytes), 64 },
+		{ "--mthp-mask", offsetof(rd_params, mthp_mask), 32 },
+		{ "--chunk-pages", offsetof(rd_params, chunk_pages), 32 },
+		{ "--procs", offsetof(rd_params, nr_procs), 32 },
+		{ "--proc-pages", offsetof(rd_params, proc_pages), 64 },
+		{ "--reread", offsetof(rd_params, reread_passes), 32 },
+		{ "--wss-pages", offsetof(rd_params, wss_pages), 64 },
+		{ "--accesses", offsetof(rd_params, accesses), 64 },
+		{ "--read-pct", offsetof(rd_params, read_pct), 32 },
+		{ "--jobs", offsetof(rd_params, jobs), 32 },
+		{ "--generations", offsetof(rd_params, generations), 32 },
+	};
 	uint64_t x;
 
-	if (rd_u64(v, &x) || x > UINT32_MAX) {
-		snprintf(msg, len, "%s '%s' is not a non-negative 32-bit integer", opt, v);
-		return -1;
+	if (!strcmp(opt, "--workload") || !strcmp(opt, "--preset")) {
+		const sl_rwl_preset *pre = NULL;
+		int kind;
+
+		if (!strcmp(opt, "--preset")) {
+			pre = sl_rwl_preset_lookup(v);
+			if (!pre) {
+				snprintf(msg, len, "unknown preset '%s'", v);
+				return -1;
+			}
+			kind = pre->kind;
+		} else if ((kind = sl_rwl_lookup(v)) < 0) {
+			snprintf(msg, len, "unknown reclaim workload '%s'", v);
+			return -1;
+		}
+		sl_rwl_defaults(p, kind);
+		if (pre)
+			pre->apply(p);
+		return 1;
 	}
-	if (!strcmp(opt, "--procs"))
-		p->nr_procs = (uint32_t)x;
-	else if (!strcmp(opt, "--proc-pages"))
-		p->proc_pages = x;
-	else if (!strcmp(opt, "--reread"))
-		p->reread = (uint32_t)x;
-	else if (!strcmp(opt, "--chunk-pages"))
-		p->chunk = (uint32_t)x;
-	else if (!strcmp(opt, "--nr-cpus"))
-		p->nr_cpus = (uint32_t)x;
-	else if (!strcmp(opt, "--first-cpu"))
-		p->first_cpu = (uint32_t)x;
-	else
-		return 0;
-	return 1;
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (strcmp(opt, u[i].opt))
+			continue;
+		if (rd_u64(v, &x) || (u[i].width == 32 && x > UINT32_MAX)) {
+			snprintf(msg, len, "%s '%s' is not a non-negative %d-bit integer", opt, v, u[i].width);
+			return -1;
+		}
+		if (u[i].width == 64)
+			*(uint64_t *)((char *)p + u[i].off) = x;
+		else
+			*(uint32_t *)((char *)p + u[i].off) = (uint32_t)x;
+		return 1;
+	}
+	if (!strcmp(opt, "--nr-cpus")) {
+		if (rd_u64(v, &x) || x > 4096) {
+			snprintf(msg, len, "--nr-cpus '%s' is not 0..4096", v);
+			return -1;
+		}
+		p->nr_cpus = (int)x;
+		return 1;
+	}
+	return 0;
+}
+
+static inline void rd_defaults(rd_params *p)
+{
+	sl_rwl_defaults(p, SL_RWL_USEMEM);
 }
 
 static inline int rd_validate(const rd_params *p, char *msg, size_t len)
 {
-	if (!p->nr_procs || p->nr_procs > 4096)
-		snprintf(msg, len, "--procs must be 1..4096");
-	else if (!p->proc_pages)
-		snprintf(msg, len, "--proc-pages must be at least 1");
-	else if (!p->chunk)
-		snprintf(msg, len, "--chunk-pages must be at least 1");
-	else if (!p->nr_cpus)
-		snprintf(msg, len, "--nr-cpus must be at least 1");
-	else
-		return 0;
-	return -1;
+	return sl_rwl_validate(p, msg, len);
 }
 
-static inline int rd_touch_pass(const rd_params *p, rd_emit emit, void *ctx, int write)
-{
-	rd_op op;
-	int r;
-
-	for (uint64_t first = 0; first < p->proc_pages; first += p->chunk)
-		for (uint32_t i = 0; i < p->nr_procs; i++) {
-			uint64_t n = p->proc_pages - first < p->chunk ? p->proc_pages - first : p->chunk;
-			memset(&op, 0, sizeof(op));
-			op.kind = RD_OP_TOUCH;
-			op.write = (uint8_t)write;
-			op.proc = i;
-			op.first = (uint32_t)first;
-			op.npages = (uint32_t)n;
-			if ((r = emit(ctx, &op)))
-				return r;
-		}
-	return 0;
-}
-
-/* usemem: every process starts and maps its region; phase SETUP: the
- * sequential write; phase RUN: the read passes; every process exits. */
 static inline int rd_play(const rd_params *p, rd_emit emit, void *ctx)
 {
-	rd_op op;
-	int r;
+	return sl_rwl_play(p, emit, ctx);
+}
 
-	for (uint32_t i = 0; i < p->nr_procs; i++) {
-		memset(&op, 0, sizeof(op));
-		op.kind = RD_OP_START;
-		op.proc = i;
-		op.cpu = p->first_cpu + i % p->nr_cpus;
-		if ((r = emit(ctx, &op)))
-			return r;
-		op.kind = RD_OP_MMAP;
-		op.npages = (uint32_t)p->proc_pages;
-		if ((r = emit(ctx, &op)))
-			return r;
-	}
-	memset(&op, 0, sizeof(op));
-	op.kind = RD_OP_PHASE;
-	op.first = RD_PH_SETUP;
-	if ((r = emit(ctx, &op)) || (r = rd_touch_pass(p, emit, ctx, 1)))
-		return r;
-	op.first = RD_PH_RUN;
-	if ((r = emit(ctx, &op)))
-		return r;
-	for (uint32_t k = 0; k < p->reread; k++)
-		if ((r = rd_touch_pass(p, emit, ctx, 0)))
-			return r;
-	for (uint32_t i = 0; i < p->nr_procs; i++) {
-		memset(&op, 0, sizeof(op));
-		op.kind = RD_OP_EXIT;
-		op.proc = i;
-		if ((r = emit(ctx, &op)))
-			return r;
-	}
-	memset(&op, 0, sizeof(op));
-	op.kind = RD_OP_DONE;
-	return emit(ctx, &op);
+/* The resolved parameters as one JSON object (--print-params). */
+static inline void rd_print_params(const rd_params *p, FILE *f)
+{
+	fprintf(f, "{\"workload\":\"%s\",\"seed\":%" PRIu64 ",\"limit_pages\":%" PRIu64
+		",\"swap_bytes\":%" PRIu64 ",\"mthp_mask\":%u,\"nr_cpus\":%d,\"chunk_pages\":%u,"
+		"\"nr_procs\":%u,\"proc_pages\":%" PRIu64 ",\"reread_passes\":%u,\"wss_pages\":%" PRIu64
+		",\"accesses\":%" PRIu64 ",\"read_pct\":%u,\"dist\":%d,\"zipf_s\":%.17g,\"jobs\":%u,"
+		"\"generations\":%u,\"size_median_pages\":%" PRIu64 ",\"size_sigma\":%.17g,"
+		"\"size_min_pages\":%" PRIu64 ",\"size_max_pages\":%" PRIu64 ",\"life_min_passes\":%u,"
+		"\"life_max_passes\":%u}\n",
+		sl_rwl_name(p->kind), p->seed, p->limit_pages, p->swap_bytes, p->mthp_mask, p->nr_cpus,
+		p->chunk_pages, p->nr_procs, p->proc_pages, p->reread_passes, p->wss_pages, p->accesses,
+		p->read_pct, p->dist, p->zipf_s, p->jobs, p->generations, p->size_median_pages,
+		p->size_sigma, p->size_min_pages, p->size_max_pages, p->life_min_passes,
+		p->life_max_passes);
 }
 
 #endif
