@@ -81,6 +81,9 @@ struct sl_proc {
 	uint32_t qcap;
 	uint64_t *pages;           /* noncontig: one large folio's entries */
 	sl_proc_stats st;
+	const sl_proc_hooks *hk;   /* reclaim (reclaim.c); NULL: none */
+	void *hctx;
+	uint8_t *young[SL_MAX_REGIONS]; /* with hooks: per page, the PTE's accessed bit */
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
@@ -185,6 +188,7 @@ void sl_proc_destroy(sl_proc *p)
 	if (!p)
 		return;
 	for (int r = 0; r < p->nreg; r++) {
+		free(p->young[r]);
 		free(p->reg[r].pte);
 		free(p->reg[r].pmd);
 		free(p->reg[r].data);
@@ -249,6 +253,8 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 	for (uint32_t j = 0; j < nr; j++)
 		rg->pte[head + j] = PTE_PRESENT | id;
 	rg->pmd[pmd_index(rg, head)] = order == SL_PMD_ORDER ? PMD_HUGE : PMD_TABLE;
+	if (p->hk)
+		p->hk->mapped(p->hctx, p, id, order);
 	return id;
 }
 
@@ -257,6 +263,15 @@ static void folio_release(sl_proc *p, uint32_t id)
 	SL_ASSERT(id > 0 && p->f[id].live);
 	p->f[id].live = 0;
 	p->freeid[p->nfree++] = id;
+	if (p->hk)
+		p->hk->freed(p->hctx, p, id);
+}
+
+/* The memory cgroup's charge for a new folio of 2^order (reclaim.c's
+ * try_charge_memcg()); always granted without hooks. */
+static int proc_charge(sl_proc *p, int order)
+{
+	return p->hk ? p->hk->charge(p->hctx, p, order) : 0;
 }
 
 /* __folio_split() - 6.18: every still-mapped page of an anonymous folio
@@ -273,6 +288,8 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 	int head_kept = 0;
 
 	SL_ASSERT(f.live && f.order > 0);
+	if (p->hk)
+		p->hk->split(p->hctx, p, id, 1);
 	for (uint32_t j = 0; j < nr; j++) {
 		uint32_t pg = f.head + j;
 		if (rg->pte[pg] != (PTE_PRESENT | id))
@@ -284,6 +301,8 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 			p->f[id].order = 0;
 			p->f[id].mapped = 1;
 			head_kept = 1;
+			if (p->hk)
+				p->hk->mapped(p->hctx, p, id, 0);
 		} else {
 			folio_map_new(p, f.region, pg, 0);
 		}
@@ -292,6 +311,8 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 		folio_release(p, id);
 	if (f.order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f.head)] = PMD_TABLE;
+	if (p->hk)
+		p->hk->split(p->hctx, p, zeroed, 0);
 	p->st.zero_remapped += zeroed;
 	return zeroed;
 }
@@ -318,13 +339,14 @@ static void fault_anon(sl_proc *p, int r, uint32_t pg)
 
 	if (!(rg->spec.vmflags & SL_VMA_NOHUGEPAGE) && p->mthp) {
 		if ((p->mthp & (1u << SL_PMD_ORDER)) && rg->pmd[pmd_index(rg, pg)] == PMD_NONE &&
-		    thp_vma_suitable_order(rg, pg, SL_PMD_ORDER, &head)) {
+		    thp_vma_suitable_order(rg, pg, SL_PMD_ORDER, &head) && !proc_charge(p, SL_PMD_ORDER)) {
 			order = SL_PMD_ORDER;
 		} else {
+			head = pg;
 			for (int k = SL_PMD_ORDER - 1; k >= SL_MTHP_MIN_ORDER; k--) {
 				uint32_t a;
 				if ((p->mthp & (1u << k)) && thp_vma_suitable_order(rg, pg, k, &a) &&
-				    range_none(rg, a, 1u << k)) {
+				    range_none(rg, a, 1u << k) && !proc_charge(p, k)) {
 					order = k;
 					head = a;
 					break;
@@ -332,6 +354,8 @@ static void fault_anon(sl_proc *p, int r, uint32_t pg)
 			}
 		}
 	}
+	if (order == 0)
+		proc_charge(p, 0);
 	folio_map_new(p, r, head, order);
 	p->st.faults_anon[order]++;
 }
@@ -394,13 +418,14 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 			if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
 				continue;
 			uint64_t base = off - (pg - a);
-			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) && can_swapin_thp(rg, a, nr, base)) {
+			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) && can_swapin_thp(rg, a, nr, base) &&
+			    !proc_charge(p, k)) {
 				folio_map_new(p, r, a, k);
 				sl_set_put(p->s, p->cpu, base, nr);
 				p->st.swpin[k]++;
 				return;
 			}
-			if (rg->swo && swapped_out_whole(rg, a, nr, k)) {
+			if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
 				put_swap_ptes(p, rg, a, nr);
 				folio_map_new(p, r, a, k);
 				p->st.swpin[k]++;
@@ -408,6 +433,7 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 			}
 		}
 	}
+	proc_charge(p, 0);
 	folio_map_new(p, r, pg, 0);
 	sl_set_put(p->s, p->cpu, off, 1);
 	p->st.swpin[0]++;
@@ -425,11 +451,66 @@ void sl_proc_touch(sl_proc *p, int r, uint64_t first, uint64_t n)
 			fault_swap(p, r, (uint32_t)i);
 		} else if (pte == PTE_ZERO) {
 			/* do_wp_page() on the zero page: a fresh order-0 folio */
+			proc_charge(p, 0);
 			folio_map_new(p, r, (uint32_t)i, 0);
 			p->st.faults_anon[0]++;
 		}
 		rg->data[i] = 1;
+		if (p->young[r])
+			p->young[r][i] = 1;
 	}
+}
+
+/* Loads (reclaim workloads): a page never mapped maps the shared zero page
+ * (do_anonymous_page() of a read fault - 6.18), a swap PTE swaps in as a
+ * write would; the PTE's accessed bit is set. */
+void sl_proc_read(sl_proc *p, int r, uint64_t first, uint64_t n)
+{
+	region *rg = &p->reg[r];
+
+	for (uint64_t i = first; i < first + n; i++) {
+		uint64_t pte = rg->pte[i];
+		if (!pte)
+			rg->pte[i] = PTE_ZERO;
+		else if (is_swap(pte))
+			fault_swap(p, r, (uint32_t)i);
+		if (p->young[r])
+			p->young[r][i] = 1;
+	}
+}
+
+int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
+{
+	for (int r = 0; r < p->nreg; r++)
+		if (!p->young[r] && !(p->young[r] = calloc(p->reg[r].spec.npages, 1)))
+			return -1;
+	p->hk = hk;
+	p->hctx = ctx;
+	return 0;
+}
+
+int sl_proc_folio_order(const sl_proc *p, uint32_t id)
+{
+	return id > 0 && id < p->nf && p->f[id].live ? p->f[id].order : -1;
+}
+
+/* folio_referenced() - 6.18 for an anonymous folio mapped once: the PTEs
+ * mapping it whose accessed bit was set, each bit cleared. */
+uint32_t sl_proc_folio_referenced(sl_proc *p, uint32_t id)
+{
+	const folio *f = &p->f[id];
+	region *rg = &p->reg[f->region];
+	uint32_t nr = 1u << f->order, n = 0;
+
+	SL_ASSERT(f->live && p->young[f->region]);
+	for (uint32_t j = 0; j < nr; j++) {
+		uint32_t pg = f->head + j;
+		if (p->young[f->region][pg] && rg->pte[pg] == (PTE_PRESENT | id)) {
+			n++;
+			p->young[f->region][pg] = 0;
+		}
+	}
+	return n;
 }
 
 /* Unmaps one present page; the folio goes when its last page does. */
@@ -587,6 +668,18 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 		for (uint32_t j = 1; j < nr; j++)
 			reclaim_split_page(p, rg, head + j);
 	}
+}
+
+/* shrink_folio_list()'s swap-out of one isolated folio (reclaim.c) by the
+ * reclaiming task on `cpu`: the MADV_PAGEOUT path's reclaim_folio(), slots
+ * taken from that CPU's cursors. */
+void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu)
+{
+	int own = p->cpu;
+
+	p->cpu = cpu;
+	reclaim_folio(p, id);
+	p->cpu = own;
 }
 
 static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)

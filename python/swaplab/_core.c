@@ -6,7 +6,9 @@
 #include <Python.h>
 #include <signal.h>
 #include <string.h>
+#include <stddef.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/reclaim.h"
 
 static PyObject *u64_list(const uint64_t *v, int n)
 {
@@ -604,6 +606,266 @@ static PyObject *py_frag_metrics(PyObject *self, PyObject *arg)
 	return frag_dict(&m);
 }
 
+/* ------------------------------------------------------------ reclaim workloads */
+
+/* The fields of sl_rwl_params by name, so that Python sees a plain dict
+ * (docs/workloads-reclaim.md names them the same way). */
+enum { F_U32, F_U64, F_INT, F_DBL };
+static const struct rwl_field {
+	const char *name;
+	size_t off;
+	int type;
+} rwl_fields[] = {
+#define FLD(n, t) { #n, offsetof(sl_rwl_params, n), t }
+	FLD(seed, F_U64), FLD(limit_pages, F_U64), FLD(swap_bytes, F_U64), FLD(mthp_mask, F_U32),
+	FLD(nr_cpus, F_INT), FLD(chunk_pages, F_U32), FLD(nr_procs, F_U32), FLD(proc_pages, F_U64),
+	FLD(reread_passes, F_U32), FLD(wss_pages, F_U64), FLD(accesses, F_U64), FLD(read_pct, F_U32),
+	FLD(dist, F_INT), FLD(zipf_s, F_DBL), FLD(jobs, F_U32), FLD(generations, F_U32),
+	FLD(size_median_pages, F_U64), FLD(size_sigma, F_DBL), FLD(size_min_pages, F_U64),
+	FLD(size_max_pages, F_U64), FLD(life_min_passes, F_U32), FLD(life_max_passes, F_U32),
+#undef FLD
+};
+#define NR_RWL_FIELDS (sizeof(rwl_fields) / sizeof(rwl_fields[0]))
+
+static PyObject *rwl_dict(const sl_rwl_params *p)
+{
+	PyObject *d = PyDict_New();
+	for (size_t i = 0; d && i < NR_RWL_FIELDS; i++) {
+		const char *at = (const char *)p + rwl_fields[i].off;
+		PyObject *v;
+		switch (rwl_fields[i].type) {
+		case F_U32: v = PyLong_FromUnsignedLong(*(const uint32_t *)at); break;
+		case F_U64: v = PyLong_FromUnsignedLongLong(*(const uint64_t *)at); break;
+		case F_INT: v = PyLong_FromLong(*(const int *)at); break;
+		default: v = PyFloat_FromDouble(*(const double *)at); break;
+		}
+		if (!v || PyDict_SetItemString(d, rwl_fields[i].name, v)) {
+			Py_XDECREF(v);
+			Py_CLEAR(d);
+			break;
+		}
+		Py_DECREF(v);
+	}
+	if (d) {
+		PyObject *w = PyUnicode_FromString(sl_rwl_name(p->kind));
+		PyObject *k = PyUnicode_FromString(sl_device_kind_name(p->device));
+		if (!w || !k || PyDict_SetItemString(d, "workload", w) || PyDict_SetItemString(d, "device", k))
+			Py_CLEAR(d);
+		Py_XDECREF(w);
+		Py_XDECREF(k);
+	}
+	return d;
+}
+
+/* Fills p from a dict of the fields (missing ones keep their value). */
+static int rwl_from_dict(sl_rwl_params *p, PyObject *d)
+{
+	for (size_t i = 0; i < NR_RWL_FIELDS; i++) {
+		PyObject *v = PyDict_GetItemString(d, rwl_fields[i].name);
+		char *at = (char *)p + rwl_fields[i].off;
+		if (!v)
+			continue;
+		if (rwl_fields[i].type == F_DBL) {
+			double x = PyFloat_AsDouble(v);
+			if (x == -1.0 && PyErr_Occurred())
+				return -1;
+			*(double *)at = x;
+			continue;
+		}
+		unsigned long long x = PyLong_AsUnsignedLongLong(v);
+		if (PyErr_Occurred())
+			return -1;
+		if ((rwl_fields[i].type == F_U32 && x > UINT32_MAX) ||
+		    (rwl_fields[i].type == F_INT && x > INT32_MAX)) {
+			PyErr_Format(PyExc_ValueError, "%s %llu is too large", rwl_fields[i].name, x);
+			return -1;
+		}
+		if (rwl_fields[i].type == F_U32)
+			*(uint32_t *)at = (uint32_t)x;
+		else if (rwl_fields[i].type == F_U64)
+			*(uint64_t *)at = x;
+		else
+			*(int *)at = (int)x;
+	}
+	PyObject *dv = PyDict_GetItemString(d, "device");
+	if (dv) {
+		const char *name = PyUnicode_AsUTF8(dv);
+		int known;
+		if (!name)
+			return -1;
+		p->device = sl_device_kind(name, &known);
+		if (!known) {
+			PyErr_Format(PyExc_ValueError, "unknown device kind '%s'", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* rwl_params(workload=None, preset=None): the defaults of a reclaim
+ * workload, or a preset's parameters. */
+static PyObject *py_rwl_params(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	static char *kws[] = { "workload", "preset", NULL };
+	const char *wl = NULL, *pre = NULL;
+	sl_rwl_params p;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|zz", kws, &wl, &pre))
+		return NULL;
+	if (pre) {
+		const sl_rwl_preset *pr = sl_rwl_preset_lookup(pre);
+		if (!pr)
+			return PyErr_Format(PyExc_ValueError, "unknown preset '%s'", pre);
+		sl_rwl_defaults(&p, pr->kind);
+		pr->apply(&p);
+	} else {
+		int k = wl ? sl_rwl_lookup(wl) : -1;
+		if (k < 0)
+			return PyErr_Format(PyExc_ValueError, "unknown reclaim workload '%s'", wl ? wl : "");
+		sl_rwl_defaults(&p, k);
+	}
+	return rwl_dict(&p);
+}
+
+static PyObject *py_rwl_workloads(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	PyObject *l = PyList_New(0), *pl = PyList_New(0);
+	for (int k = 0; l && k < SL_NR_RWL; k++) {
+		PyObject *n = PyUnicode_FromString(sl_rwl_name(k));
+		if (!n || PyList_Append(l, n))
+			Py_CLEAR(l);
+		Py_XDECREF(n);
+	}
+	for (int i = 0; pl && sl_rwl_preset_at(i); i++) {
+		const sl_rwl_preset *pr = sl_rwl_preset_at(i);
+		PyObject *d = Py_BuildValue("{s:s,s:s,s:s}", "name", pr->name, "source", pr->source,
+					    "workload", sl_rwl_name(pr->kind));
+		if (!d || PyList_Append(pl, d))
+			Py_CLEAR(pl);
+		Py_XDECREF(d);
+	}
+	if (!l || !pl) {
+		Py_XDECREF(l);
+		Py_XDECREF(pl);
+		return NULL;
+	}
+	return Py_BuildValue("{s:N,s:N}", "workloads", l, "presets", pl);
+}
+
+static const struct cost_field {
+	const char *name;
+	size_t off;
+} cost_fields[] = {
+#define CF(n) { #n, offsetof(sl_cost_model, n) }
+	CF(fault_folio), CF(fault_page), CF(swpout_folio), CF(swpout_page), CF(swpin_folio),
+	CF(swpin_page), CF(split), CF(scan_page), CF(lock_wait),
+#undef CF
+};
+#define NR_COST_FIELDS (sizeof(cost_fields) / sizeof(cost_fields[0]))
+
+static PyObject *cost_dict(const sl_cost_model *c)
+{
+	PyObject *d = Py_BuildValue("{s:s}", "name", c->name);
+	for (size_t i = 0; d && i < NR_COST_FIELDS; i++) {
+		PyObject *v = PyFloat_FromDouble(*(const double *)((const char *)c + cost_fields[i].off));
+		if (!v || PyDict_SetItemString(d, cost_fields[i].name, v))
+			Py_CLEAR(d);
+		Py_XDECREF(v);
+	}
+	return d;
+}
+
+static PyObject *py_cost_default(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	return cost_dict(&sl_cost_default);
+}
+
+/* rrun(params: dict, policy, check=0, cost=None): runs a reclaim workload. */
+static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	static char *kws[] = { "params", "policy", "check", "cost", NULL };
+	PyObject *pd, *cd = NULL;
+	const char *policy = "linux-6.18", *wl;
+	int check = 0, rc;
+	sl_rwl_params p;
+	sl_cost_model cost = sl_cost_default;
+	sl_rrun_result r;
+	char msg[256] = "";
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|siO", kws, &PyDict_Type, &pd, &policy, &check, &cd))
+		return NULL;
+	PyObject *wv = PyDict_GetItemString(pd, "workload");
+	if (!wv || !(wl = PyUnicode_AsUTF8(wv)) || sl_rwl_lookup(wl) < 0)
+		return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "params need a reclaim workload");
+	sl_rwl_defaults(&p, sl_rwl_lookup(wl));
+	if (rwl_from_dict(&p, pd))
+		return NULL;
+	if (cd && cd != Py_None) {
+		if (!PyDict_Check(cd))
+			return PyErr_Format(PyExc_TypeError, "cost must be a dict");
+		for (size_t i = 0; i < NR_COST_FIELDS; i++) {
+			PyObject *v = PyDict_GetItemString(cd, cost_fields[i].name);
+			if (!v)
+				continue;
+			double x = PyFloat_AsDouble(v);
+			if (x == -1.0 && PyErr_Occurred())
+				return NULL;
+			*(double *)((char *)&cost + cost_fields[i].off) = x;
+		}
+		cost.name = "custom";
+	}
+	const sl_policy *pol = sl_policy_find(policy);
+	if (!pol)
+		return PyErr_Format(PyExc_ValueError, "unknown policy '%s'", policy);
+	if (sl_rwl_validate(&p, msg, sizeof(msg)))
+		return PyErr_Format(PyExc_ValueError, "%s", msg);
+	Py_BEGIN_ALLOW_THREADS
+	rc = sl_rrun(&p, pol, &cost, check, &r, msg, sizeof(msg));
+	Py_END_ALLOW_THREADS
+	if (rc)
+		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
+	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
+	return Py_BuildValue(
+		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
+		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
+		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
+		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
+		"faults_anon", u64_list(r.faults_anon, SL_NR_ORDERS),
+		"charge_fallback", u64_list(r.charge_fallback, SL_NR_ORDERS),
+		"dev_alloc_ok", u64_list(r.dev.alloc_ok, SL_NR_ORDERS),
+		"dev_alloc_fail", u64_list(r.dev.alloc_fail, SL_NR_ORDERS),
+		"alloc_fail0", (unsigned long long)r.alloc_fail0,
+		"zero_remapped", (unsigned long long)r.zero_remapped,
+		"zero_transient", (unsigned long long)r.zero_transient,
+		"splits", (unsigned long long)r.splits,
+		"direct_reclaim", (unsigned long long)r.direct_reclaim,
+		"pgscan", (unsigned long long)r.pgscan,
+		"pgsteal", (unsigned long long)r.pgsteal,
+		"pgactivate", (unsigned long long)r.pgactivate,
+		"pgdeactivate", (unsigned long long)r.pgdeactivate,
+		"pgrefill", (unsigned long long)r.pgrefill,
+		"oom", (unsigned long long)r.oom,
+		"max_usage", (unsigned long long)r.max_usage,
+		"swap_peak", (unsigned long long)r.swap_peak,
+		"procs", (unsigned long long)r.procs,
+		"swpout_pages", (unsigned long long)r.swpout_pages,
+		"swpin_pages", (unsigned long long)r.swpin_pages,
+		"fault_pages", (unsigned long long)r.fault_pages,
+		"run_layout_hash", (unsigned long long)r.run_layout_hash,
+		"inuse_end", (unsigned long long)r.inuse_end,
+		"checks", (unsigned long long)r.checks,
+		"lock_waits", 0ULL,
+		"sys_seconds", r.sys_seconds,
+		"seconds", r.seconds,
+		"params", params, "cost", costd);
+}
+
 static PyMethodDef methods[] = {
 	{ "policies", py_policies, METH_NOARGS, "Every policy: name, summary, kernel." },
 	{ "workloads", py_workloads, METH_NOARGS, "Every workload name." },
@@ -615,6 +877,12 @@ static PyMethodDef methods[] = {
 	{ "bench_threads", (PyCFunction)(void (*)(void))py_bench_threads, METH_VARARGS | METH_KEYWORDS,
 	  "Multi-threaded churn under the policy's locks." },
 	{ "layout_hash", py_layout_hash, METH_O, "FNV-1a 64 of a layout dump." },
+	{ "rwl_workloads", py_rwl_workloads, METH_NOARGS, "Reclaim workloads and their presets." },
+	{ "rwl_params", (PyCFunction)(void (*)(void))py_rwl_params, METH_VARARGS | METH_KEYWORDS,
+	  "A reclaim workload's defaults or a preset's parameters." },
+	{ "rrun", (PyCFunction)(void (*)(void))py_rrun, METH_VARARGS | METH_KEYWORDS,
+	  "Run a reclaim workload under its memory limit on the model." },
+	{ "cost_default", py_cost_default, METH_NOARGS, "The default cost model's coefficients." },
 	{ "frag_metrics", py_frag_metrics, METH_O,
 	  "Fragmentation metrics of a slot map: one byte per slot, 0 = free (docs/metrics.md)." },
 	{ NULL, NULL, 0, NULL },

@@ -54,11 +54,20 @@ def _cmd_workloads(a) -> int:
         "thp-swap": "tools/mm/thp_swap_allocator_test: warm-up, random swap-in of 16M "
                     "(-a: 64K-aligned chunks), 256 chunks rewritten, pageout (-s: 4M small region)",
     }
+    from . import reclaim
+    about.update(reclaim.ABOUT)
+    cat = reclaim.catalogue()
+    names = list(_core.workloads()) + cat["workloads"]
     if a.json:
-        write_json("-", {"workloads": [{"name": n, "summary": about.get(n, "")} for n in _core.workloads()]})
+        write_json("-", {"workloads": [{"name": n, "summary": about.get(n, "")} for n in names],
+                         "presets": cat["presets"]})
         return 0
-    for n in _core.workloads():
+    for n in names:
         print(f"{n:<12}  {about.get(n, '')}")
+    print("\npresets (reclaim workloads, scaled down; docs/workloads-reclaim.md):")
+    w = max(len(p["name"]) for p in cat["presets"])
+    for p in cat["presets"]:
+        print(f"{p['name']:<{w}}  {p['workload']:<8} {p['source']}")
     return 0
 
 
@@ -206,7 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    a = parser.parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    from . import reclaim
+    if len(args) > 1 and args[0] == "run" and reclaim.is_reclaim_name(args[1]):
+        # a reclaim workload or preset: its own options (swaplab run usemem --help)
+        a = argparse.Namespace(command="run", func=lambda _a: reclaim.main_run(args[1:]))
+    else:
+        a = parser.parse_args(argv)
     if a.command is None:
         # bare `swaplab`: the commands
         parser.print_help()

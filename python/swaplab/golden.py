@@ -160,6 +160,8 @@ def add_parsers(sub) -> None:
                    help="policies (repeatable or comma list; default linux-6.18)")
     g.add_argument("--dir", default="tests/golden", help="golden directory (default tests/golden)")
     g.add_argument("--check", action="store_true", help="compare with the file; exit 1 on a difference")
+    g.add_argument("--reclaim", action="store_true",
+                   help="the reclaim workloads' goldens instead: <dir>/reclaim/<policy>.json")
     g.add_argument("--kernel", action="store_true",
                    help="record the live kernel's results instead (root, zram): kernel-<release>.json")
     g.set_defaults(func=main)
@@ -199,26 +201,34 @@ def main(a) -> int:
         data = record_kernel_golden(path, lambda s: print(f"golden: kernel {s}", file=sys.stderr, flush=True))
         print(f"wrote {path}: {len(data['variants'])} variants from kernel {data['kernel_release']}")
         return 0
+    root = os.path.join(a.dir, "reclaim") if a.reclaim else a.dir
+    if a.reclaim and not os.path.isdir(root):
+        raise ParamError(f"golden directory '{shown_path(root)}' does not exist")
     # every golden file is read before anything is computed
-    olds = {p: load_golden(golden_path(p, a.dir)) for p in policies} if a.check else {}
+    olds = {p: load_golden(golden_path(p, root)) for p in policies} if a.check else {}
     rc = 0
     for policy in policies:
-        rc |= _golden_one(policy, a.dir, olds.get(policy))
+        rc |= _golden_one(policy, root, olds.get(policy), a.reclaim)
     return rc
 
 
-def _golden_one(policy: str, root: str, old: dict | None) -> int:
+def _golden_one(policy: str, root: str, old: dict | None, reclaim: bool = False) -> int:
     """Checks policy's goldens against `old`, or (old None) writes them."""
+    if reclaim:
+        from . import reclaim as _reclaim
+        compute = _reclaim.compute_golden
+    else:
+        compute = compute_golden
     path = golden_path(policy, root)
     if old is not None:
-        data = compute_golden(policy)
+        data = compute(policy)
         bad = [k for k in data["variants"] if old["variants"].get(k) != data["variants"][k]]
         for k in bad:
             print(f"golden {policy} {k}: differs", file=sys.stderr)
         print(f"golden {policy}: {len(data['variants']) - len(bad)} variants agree, {len(bad)} differ")
         return 1 if bad else 0
     check_writable(path, "golden file", stdout_ok=False)
-    data = compute_golden(policy)
+    data = compute(policy)
     write_output(path, golden_text(data), "golden file")
     print(f"wrote {path}: {len(data['variants'])} variants")
     return 0

@@ -255,6 +255,35 @@ void sl_proc_layout(const sl_proc *p, uint64_t *out);
  * without, its swap PTEs only must be backed by counts. */
 int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len);
 
+/* Reclaim (reclaim.c) hooks into a process: all required when set.
+ *   charge  before a folio of 2^order is mapped by a fault or swap-in: the
+ *           memory cgroup's try_charge; 0 granted, else the fault tries the
+ *           next smaller order (order 0 is always granted)
+ *   mapped  folio id now maps 2^order pages (new, swapped in, or a page of a
+ *           split folio)
+ *   freed   folio id is gone (unmapped, or written out and freed)
+ *   split   start = 1: folio `v` is about to be split (its mapped pages come
+ *           back through mapped); start = 0: the split ended, `v` pages went
+ *           to the shared zero page */
+typedef struct sl_proc_hooks {
+	int (*charge)(void *ctx, sl_proc *p, int order);
+	void (*mapped)(void *ctx, sl_proc *p, uint32_t id, int order);
+	void (*freed)(void *ctx, sl_proc *p, uint32_t id);
+	void (*split)(void *ctx, sl_proc *p, uint32_t v, int start);
+} sl_proc_hooks;
+/* Sets the hooks (and keeps a PTE accessed bit per page); 0 or -1 (memory). */
+int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx);
+/* Loads of the range: the zero page where nothing is mapped, swap-in where
+ * a swap PTE is (sl_proc_touch stores). */
+void sl_proc_read(sl_proc *p, int region, uint64_t first, uint64_t n);
+/* The live folio's order, or -1. */
+int sl_proc_folio_order(const sl_proc *p, uint32_t id);
+/* folio_referenced(): its accessed PTEs, each cleared. */
+uint32_t sl_proc_folio_referenced(sl_proc *p, uint32_t id);
+/* Swaps the folio out as shrink_folio_list() does (fallback split included),
+ * slots from `cpu`; what stays resident is reported through the hooks. */
+void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu);
+
 /* The layout hash (docs/layout-hash.md): FNV-1a 64 over the little-endian
  * bytes of the layout. */
 uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);

@@ -1,0 +1,96 @@
+/*
+ * swaplab/reclaim.h - reclaim under a memory limit (reclaim.c;
+ * docs/reclaim.md): one cgroup v1 memory group holding every process of a
+ * reclaim workload (rwl.h), the classic active/inactive anon LRU of Linux
+ * 6.18 without MGLRU, direct reclaim on charge, and the cost model.
+ */
+#ifndef SWAPLAB_RECLAIM_H
+#define SWAPLAB_RECLAIM_H
+
+#include "swaplab.h"
+#include "rwl.h"
+
+/* The cost model (docs/reclaim.md "Cost model"): nanoseconds of system time
+ * per event; the predicted system time is the sum of count x coefficient. */
+typedef struct sl_cost_model {
+	const char *name;
+	double fault_folio;        /* per anonymous folio faulted in */
+	double fault_page;         /* per page of those (zeroing) */
+	double swpout_folio;       /* per folio written out */
+	double swpout_page;        /* per page written out (compression) */
+	double swpin_folio;        /* per folio swapped in */
+	double swpin_page;         /* per page swapped in (decompression) */
+	double split;              /* per large folio split by the fallback */
+	double scan_page;          /* per page the LRU scan isolated */
+	double lock_wait;          /* per lock wait (0 in the single-threaded model) */
+} sl_cost_model;
+
+/* The named default: uncalibrated until the kernel harness measures them. */
+extern const sl_cost_model sl_cost_default;
+
+typedef struct sl_rrun_result {
+	uint64_t swpout[SL_NR_ORDERS];
+	uint64_t swpout_fallback[SL_NR_ORDERS];
+	uint64_t swpin[SL_NR_ORDERS];
+	uint64_t faults_anon[SL_NR_ORDERS];
+	uint64_t charge_fallback[SL_NR_ORDERS]; /* large folios whose charge failed
+						   (the fault tried a smaller order) */
+	uint64_t alloc_fail0;
+	uint64_t zero_remapped, zero_transient;
+	uint64_t splits;                /* large folios split by the fallback */
+	uint64_t direct_reclaim;        /* try_to_free_mem_cgroup_pages() calls */
+	uint64_t pgscan, pgsteal;       /* pages isolated from / freed off the inactive list */
+	uint64_t pgactivate, pgdeactivate, pgrefill; /* pages activated, deactivated, scanned on active */
+	uint64_t oom;                   /* charges forced past the limit after the retries */
+	uint64_t max_usage;             /* pages charged, peak */
+	uint64_t swap_peak;             /* slots in use, peak */
+	uint64_t procs;
+	uint64_t swpout_pages, swpin_pages, fault_pages;
+	uint64_t run_layout_hash;       /* every process's layout in order, at the RUN marker */
+	uint64_t inuse_end;             /* slots still in use after every exit (0) */
+	uint64_t checks;
+	double sys_seconds;             /* the cost model's prediction */
+	double seconds;                 /* wall time of the model run */
+	sl_dev_stats dev;
+} sl_rrun_result;
+
+/* Runs a reclaim workload on the model. check_every: 0 none, 1 at every
+ * phase marker and exit, 2 after every operation. cost NULL: the default.
+ * Returns 0, or -1 with a message. */
+int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
+	    int check_every, sl_rrun_result *res, char *msg, size_t len);
+
+double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r);
+
+/* ---- the memory cgroup alone, for unit tests of each rule ---- */
+typedef struct sl_memcg sl_memcg;
+/* A group of limit_pages whose anon reclaim swaps to s. */
+sl_memcg *sl_memcg_create(uint64_t limit_pages, int nr_cpus, const sl_swapset *s);
+void sl_memcg_destroy(sl_memcg *m);
+/* Puts p in the group (hooks set); p runs on cpu. 0 or -1. */
+int sl_memcg_attach(sl_memcg *m, sl_proc *p, int cpu);
+/* Takes p out (before sl_proc_destroy); its folios must be gone. */
+void sl_memcg_detach(sl_memcg *m, sl_proc *p);
+/* The running CPU of the faults that follow (the task that charges). */
+void sl_memcg_set_cpu(sl_memcg *m, int cpu);
+typedef struct sl_memcg_state {
+	uint64_t usage, limit, stock;   /* stock: charged ahead on the CPUs */
+	uint64_t inactive, active;      /* pages on each anon LRU */
+	uint64_t nr_inactive, nr_active;/* folios */
+	uint64_t direct_reclaim, pgscan, pgsteal, pgactivate, pgdeactivate, pgrefill, oom;
+	uint64_t charge_fallback[SL_NR_ORDERS];
+} sl_memcg_state;
+void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st);
+/* The i-th folio from the tail of the inactive (active = 0) or active list:
+ * its process and folio id; 0 if none. */
+int sl_memcg_lru_at(const sl_memcg *m, int active, uint64_t i, sl_proc **p, uint32_t *id);
+/* try_to_free_mem_cgroup_pages() for nr pages: pages reclaimed. */
+uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr);
+/* One step of it: shrink_inactive_list() / shrink_active_list() of
+ * nr_to_scan pages (pages freed for the first). */
+uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan);
+void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
+/* LRU and charge consistency: 0 or -1 with a message. */
+int sl_memcg_check(const sl_memcg *m, char *msg, size_t len);
+
+#endif

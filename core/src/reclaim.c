@@ -1,0 +1,958 @@
+/*
+ * reclaim.c - reclaim under a memory limit (docs/reclaim.md, which states
+ * each rule with its evidence): one cgroup v1 memory group, the classic
+ * two-list anon LRU of Linux 6.18 (MGLRU off), direct reclaim when a charge
+ * would pass the limit; and the runner of the reclaim workloads (rwl.h).
+ *
+ * The group learns of folios through the process model's hooks
+ * (sl_proc_hooks): a charge before every fault's folio, mapped / freed /
+ * split as folios come and go. It reclaims by handing a folio back to the
+ * process model (sl_proc_reclaim_folio), whose MADV_PAGEOUT path already
+ * does folio_alloc_swap by order, the split and order-0 retry, and the
+ * write-out; what stays resident comes back through the hooks.
+ *
+ * Kernel functions modelled (6.18): try_charge_memcg, consume_stock,
+ * refill_stock, drain_all_stock (mm/memcontrol.c);
+ * try_to_free_mem_cgroup_pages, do_try_to_free_pages, shrink_lruvec,
+ * get_scan_count, calculate_pressure_balance, shrink_list,
+ * shrink_active_list, shrink_inactive_list, isolate_lru_folios,
+ * shrink_folio_list, folio_check_references, inactive_is_low,
+ * lru_note_cost (mm/vmscan.c); folio_add_lru, lru_add_drain (mm/swap.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <time.h>
+#include "swaplab/reclaim.h"
+#include "swaplab/debug.h"
+
+#define SWAP_CLUSTER_MAX 32u
+#define DEF_PRIORITY 12
+#define MEMCG_CHARGE_BATCH 64u
+#define MAX_RECLAIM_RETRIES 16
+#define FOLIO_BATCH_SIZE 31u
+#define SWAPPINESS 60
+#define MAX_SWAPPINESS 200
+#define PAGE_ALLOC_COSTLY_ORDER 3
+
+enum { L_NONE = 0, L_INACTIVE = 1, L_ACTIVE = 2, L_ISOLATED = 3, L_BATCH = 4 };
+#define SENT_PROC UINT32_MAX
+
+typedef struct lnode {
+	uint64_t prev, next;       /* handles: slot << 32 | folio id */
+	uint32_t nr;               /* pages charged for it, 0: not tracked */
+	uint8_t list;              /* L_* */
+	uint8_t referenced;        /* PG_referenced */
+} lnode;
+
+typedef struct mproc {
+	sl_memcg *m;
+	sl_proc *p;
+	uint32_t slot;
+	int cpu;
+	lnode *node;               /* by folio id */
+	uint64_t cap;
+} mproc;
+
+struct sl_memcg {
+	const sl_swapset *s;       /* the swap devices (can_reclaim_anon_pages) */
+	uint64_t limit, usage;
+	int nr_cpus;
+	int cpu;                   /* the running task's CPU */
+	uint64_t *stock;           /* [cpu] memcg_stock: pages charged ahead */
+	uint64_t *batch;           /* [cpu][FOLIO_BATCH_SIZE] lru_add folio batches */
+	uint32_t *nbatch;
+	mproc **proc;              /* by slot */
+	uint32_t nproc, pcap;
+	lnode sent[2];             /* list heads: inactive, active */
+	uint64_t lru_pages[2];
+	uint64_t lru_folios[2];
+	uint64_t anon_cost;        /* lruvec->anon_cost */
+	int splitting;             /* inside a split: mapped re-charges pages */
+	uint64_t *born;            /* folios created while one folio was reclaimed */
+	uint32_t nborn, reclaiming;
+	sl_memcg_state st;
+};
+
+static uint64_t H(uint32_t slot, uint32_t id) { return (uint64_t)slot << 32 | id; }
+static uint64_t SENT(int list) { return H(SENT_PROC, (uint32_t)list - 1); }
+
+static lnode *N(sl_memcg *m, uint64_t h)
+{
+	uint32_t slot = (uint32_t)(h >> 32);
+	return slot == SENT_PROC ? &m->sent[(uint32_t)h] : &m->proc[slot]->node[(uint32_t)h];
+}
+
+static void lru_del(sl_memcg *m, uint64_t h)
+{
+	lnode *n = N(m, h);
+	int l = n->list;
+
+	SL_ASSERT(l == L_INACTIVE || l == L_ACTIVE);
+	N(m, n->prev)->next = n->next;
+	N(m, n->next)->prev = n->prev;
+	m->lru_pages[l - 1] -= n->nr;
+	m->lru_folios[l - 1]--;
+	n->list = L_NONE;
+}
+
+/* lruvec_add_folio(): at the head of the list */
+static void lru_add_head(sl_memcg *m, int l, uint64_t h)
+{
+	lnode *n = N(m, h), *s = &m->sent[l - 1];
+	uint64_t sh = SENT(l);
+
+	n->prev = sh;
+	n->next = s->next;
+	N(m, s->next)->prev = h;
+	s->next = h;
+	n->list = (uint8_t)l;
+	m->lru_pages[l - 1] += n->nr;
+	m->lru_folios[l - 1]++;
+}
+
+sl_memcg *sl_memcg_create(uint64_t limit_pages, int nr_cpus, const sl_swapset *s)
+{
+	sl_memcg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->s = s;
+	m->limit = limit_pages;
+	m->nr_cpus = nr_cpus;
+	m->stock = calloc((size_t)nr_cpus, sizeof(uint64_t));
+	m->batch = calloc((size_t)nr_cpus * FOLIO_BATCH_SIZE, sizeof(uint64_t));
+	m->nbatch = calloc((size_t)nr_cpus, sizeof(uint32_t));
+	m->born = calloc(SL_CLUSTER + 2, sizeof(uint64_t));
+	if (!m->stock || !m->batch || !m->nbatch || !m->born) {
+		sl_memcg_destroy(m);
+		return NULL;
+	}
+	for (int l = 0; l < 2; l++)
+		m->sent[l].prev = m->sent[l].next = SENT(l + 1);
+	return m;
+}
+
+void sl_memcg_destroy(sl_memcg *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->nproc; i++)
+		if (m->proc[i]) {
+			free(m->proc[i]->node);
+			free(m->proc[i]);
+		}
+	free(m->proc);
+	free(m->stock);
+	free(m->batch);
+	free(m->nbatch);
+	free(m->born);
+	free(m);
+}
+
+void sl_memcg_set_cpu(sl_memcg *m, int cpu) { m->cpu = cpu; }
+
+/* ---------------------------------------------------------------- charge */
+
+/* drain_stock() - 6.18: the CPU's charged-ahead pages go back. */
+static void drain_stock(sl_memcg *m, int cpu)
+{
+	m->usage -= m->stock[cpu];
+	m->stock[cpu] = 0;
+}
+
+/* refill_stock() - 6.18: a charge's surplus kept for the CPU's next
+ * charges; a stock above one batch is drained whole. */
+static void refill_stock(sl_memcg *m, int cpu, uint64_t nr)
+{
+	m->stock[cpu] += nr;
+	if (m->stock[cpu] > MEMCG_CHARGE_BATCH)
+		drain_stock(m, cpu);
+}
+
+static uint64_t margin(const sl_memcg *m) { return m->usage < m->limit ? m->limit - m->usage : 0; }
+
+static uint64_t try_to_free_mem_cgroup_pages(sl_memcg *m, uint64_t nr);
+
+/* try_charge_memcg() - 6.18 for one group with no memsw counter (cgroup
+ * v1's memory.limit_in_bytes alone): the CPU's stock first; else a batch
+ * of 64 pages, or just nr; over the limit, a caller that may not block
+ * (a large folio's THP gfp without MADV_HUGEPAGE) fails, others reclaim and
+ * retry, drain every stock once, and after MAX_RECLAIM_RETRIES fruitless
+ * rounds go past the limit (the OOM killer, counted, not modelled). */
+static int try_charge_memcg(sl_memcg *m, uint64_t nr, int may_reclaim)
+{
+	uint64_t batch = nr > MEMCG_CHARGE_BATCH ? nr : MEMCG_CHARGE_BATCH;
+	int retries = MAX_RECLAIM_RETRIES, drained = 0;
+
+	for (;;) {
+		if (nr <= MEMCG_CHARGE_BATCH && m->stock[m->cpu] >= nr) {
+			m->stock[m->cpu] -= nr; /* consume_stock() */
+			return 0;
+		}
+		if (m->usage + batch <= m->limit) {
+			m->usage += batch;
+			if (batch > nr)
+				refill_stock(m, m->cpu, batch - nr);
+			return 0;
+		}
+		if (batch > nr) {
+			batch = nr;
+			continue;
+		}
+		if (!may_reclaim)
+			return -1;
+		uint64_t got = try_to_free_mem_cgroup_pages(m, nr);
+		if (margin(m) >= nr)
+			continue;
+		if (!drained) {
+			for (int c = 0; c < m->nr_cpus; c++)
+				drain_stock(m, c);
+			drained = 1;
+			continue;
+		}
+		if (got && nr <= (1u << PAGE_ALLOC_COSTLY_ORDER))
+			continue;
+		if (retries-- > 0)
+			continue;
+		m->st.oom++;
+		m->usage += nr;
+		return 0;
+	}
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+/* folio_add_lru() - 6.18: a small folio waits in the CPU's batch, a large
+ * one (or the batch's last place) moves the batch onto the LRU at once. */
+static void folio_add_lru(sl_memcg *m, uint64_t h)
+{
+	lnode *n = N(m, h);
+	int c = m->cpu;
+
+	if (n->nr > 1) {
+		lru_add_head(m, L_INACTIVE, h);
+		return;
+	}
+	n->list = L_BATCH;
+	m->batch[(size_t)c * FOLIO_BATCH_SIZE + m->nbatch[c]++] = h;
+	if (m->nbatch[c] == FOLIO_BATCH_SIZE) {
+		for (uint32_t i = 0; i < FOLIO_BATCH_SIZE; i++)
+			lru_add_head(m, L_INACTIVE, m->batch[(size_t)c * FOLIO_BATCH_SIZE + i]);
+		m->nbatch[c] = 0;
+	}
+}
+
+/* lru_add_drain() - 6.18: the current CPU's batch onto the LRU. */
+static void lru_add_drain(sl_memcg *m)
+{
+	int c = m->cpu;
+
+	for (uint32_t i = 0; i < m->nbatch[c]; i++)
+		lru_add_head(m, L_INACTIVE, m->batch[(size_t)c * FOLIO_BATCH_SIZE + i]);
+	m->nbatch[c] = 0;
+}
+
+/* A folio leaving a batch before it reached the LRU (freed meanwhile). */
+static void batch_remove(sl_memcg *m, uint64_t h)
+{
+	for (int c = 0; c < m->nr_cpus; c++) {
+		uint64_t *b = m->batch + (size_t)c * FOLIO_BATCH_SIZE;
+		for (uint32_t i = 0; i < m->nbatch[c]; i++)
+			if (b[i] == h) {
+				memmove(b + i, b + i + 1, (m->nbatch[c] - i - 1) * sizeof(*b));
+				m->nbatch[c]--;
+				return;
+			}
+	}
+	SL_ASSERT(0);
+}
+
+/* Takes a tracked folio off whatever holds it. */
+static void untrack(sl_memcg *m, uint64_t h)
+{
+	lnode *n = N(m, h);
+
+	if (n->list == L_INACTIVE || n->list == L_ACTIVE)
+		lru_del(m, h);
+	else if (n->list == L_BATCH)
+		batch_remove(m, h);
+	n->list = L_NONE;
+	n->nr = 0;
+	n->referenced = 0;
+}
+
+static int hk_charge(void *ctx, sl_proc *p, int order)
+{
+	mproc *mp = ctx;
+	(void)p;
+	if (try_charge_memcg(mp->m, UINT64_C(1) << order, order == 0)) {
+		mp->m->st.charge_fallback[order]++;
+		return -1;
+	}
+	return 0;
+}
+
+static void hk_mapped(void *ctx, sl_proc *p, uint32_t id, int order)
+{
+	mproc *mp = ctx;
+	sl_memcg *m = mp->m;
+	uint64_t h = H(mp->slot, id);
+	lnode *n = &mp->node[id];
+	(void)p;
+
+	SL_ASSERT(id < mp->cap && n->nr == 0);
+	n->nr = 1u << order;
+	n->referenced = 0;
+	if (m->splitting)
+		m->usage += n->nr; /* a page of a split folio keeps its charge */
+	if (m->reclaiming) {
+		/* split off while its folio is reclaimed: on the reclaim list */
+		n->list = L_ISOLATED;
+		m->born[m->nborn++] = h;
+		return;
+	}
+	folio_add_lru(m, h);
+}
+
+static void hk_freed(void *ctx, sl_proc *p, uint32_t id)
+{
+	mproc *mp = ctx;
+	lnode *n = &mp->node[id];
+	(void)p;
+
+	if (!n->nr)
+		return; /* split: already uncharged */
+	mp->m->usage -= n->nr;
+	untrack(mp->m, H(mp->slot, id));
+}
+
+static void hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
+{
+	mproc *mp = ctx;
+	sl_memcg *m = mp->m;
+	(void)p;
+
+	if (start) {
+		/* __folio_split(): the old folio goes; its pages come back as
+		 * order-0 folios (mapped) or to the zero page (uncharged) */
+		m->usage -= mp->node[v].nr;
+		untrack(m, H(mp->slot, v));
+		m->splitting = 1;
+	} else {
+		m->splitting = 0;
+	}
+}
+
+static const sl_proc_hooks memcg_hooks = { hk_charge, hk_mapped, hk_freed, hk_split };
+
+int sl_memcg_attach(sl_memcg *m, sl_proc *p, int cpu)
+{
+	mproc *mp = calloc(1, sizeof(*mp));
+
+	if (!mp)
+		return -1;
+	mp->cap = sl_proc_npages(p) + 2; /* folio ids stay below pages + 2 */
+	mp->node = calloc(mp->cap, sizeof(lnode));
+	if (m->nproc == m->pcap) {
+		uint32_t nc = m->pcap ? 2 * m->pcap : 16;
+		mproc **np = realloc(m->proc, nc * sizeof(*np));
+		if (!np)
+			goto fail;
+		m->proc = np;
+		m->pcap = nc;
+	}
+	if (!mp->node || sl_proc_set_hooks(p, &memcg_hooks, mp))
+		goto fail;
+	mp->m = m;
+	mp->p = p;
+	mp->cpu = cpu;
+	mp->slot = m->nproc;
+	m->proc[m->nproc++] = mp;
+	return 0;
+fail:
+	free(mp->node);
+	free(mp);
+	return -1;
+}
+
+static mproc *find(const sl_memcg *m, const sl_proc *p)
+{
+	for (uint32_t i = m->nproc; i-- > 0;)
+		if (m->proc[i] && m->proc[i]->p == p)
+			return m->proc[i];
+	return NULL;
+}
+
+void sl_memcg_detach(sl_memcg *m, sl_proc *p)
+{
+	mproc *mp = find(m, p);
+
+	if (!mp)
+		return;
+	for (uint64_t id = 0; id < mp->cap; id++)
+		if (mp->node[id].nr) {
+			m->usage -= mp->node[id].nr;
+			untrack(m, H(mp->slot, (uint32_t)id));
+		}
+	m->proc[mp->slot] = NULL;
+	free(mp->node);
+	free(mp);
+}
+
+/* ---------------------------------------------------------------- reclaim */
+
+typedef struct scan_control {
+	uint64_t nr_to_reclaim, nr_reclaimed;
+	int priority;
+	int may_deactivate, force_deactivate, skipped_deactivate;
+} scan_control;
+
+/* inactive_is_low() - 6.18: inactive * ratio < active, the ratio
+ * int_sqrt(10 * GiB of both lists), at least 1. */
+static int inactive_is_low(const sl_memcg *m)
+{
+	uint64_t inactive = m->lru_pages[0], active = m->lru_pages[1];
+	uint64_t gb = (inactive + active) >> 18, ratio = 1;
+
+	if (gb) {
+		uint64_t x = 10 * gb, r = 0;
+		while ((r + 1) * (r + 1) <= x)
+			r++;
+		ratio = r;
+	}
+	return inactive * ratio < active;
+}
+
+/* lru_note_cost() - 6.18: anon reclaim cost, written pages weighted by
+ * SWAP_CLUSTER_MAX plus rotated ones; halved once it passes a quarter of
+ * the LRU pages. */
+static void lru_note_cost(sl_memcg *m, uint64_t nr_io, uint64_t nr_rotated)
+{
+	m->anon_cost += nr_io * SWAP_CLUSTER_MAX + nr_rotated;
+	if (m->anon_cost > (m->lru_pages[0] + m->lru_pages[1]) / 4)
+		m->anon_cost /= 2;
+}
+
+/* isolate_lru_folios() - 6.18: folios off the list's tail, whole, until
+ * nr_to_scan pages were scanned; returns how many, pages in *scanned. */
+static uint32_t isolate_lru_folios(sl_memcg *m, int l, uint64_t nr_to_scan, uint64_t *out,
+				   uint64_t *scanned)
+{
+	uint32_t n = 0;
+	uint64_t scan = 0;
+
+	while (scan < nr_to_scan && m->sent[l - 1].prev != SENT(l)) {
+		uint64_t h = m->sent[l - 1].prev;
+		scan += N(m, h)->nr;
+		lru_del(m, h);
+		N(m, h)->list = L_ISOLATED;
+		out[n++] = h;
+	}
+	*scanned = scan;
+	return n;
+}
+
+/* shrink_active_list() - 6.18: every isolated anon folio is deactivated
+ * (its accessed bits read and cleared by folio_referenced(), which keeps
+ * only executable file folios active), to the inactive head in order. */
+static void shrink_active_list(sl_memcg *m, uint64_t nr_to_scan)
+{
+	uint64_t hold[SWAP_CLUSTER_MAX], scanned;
+	uint32_t n;
+
+	lru_add_drain(m);
+	n = isolate_lru_folios(m, L_ACTIVE, nr_to_scan, hold, &scanned);
+	m->st.pgrefill += scanned;
+	for (uint32_t i = 0; i < n; i++) {
+		mproc *mp = m->proc[hold[i] >> 32];
+		sl_proc_folio_referenced(mp->p, (uint32_t)hold[i]);
+		lru_add_head(m, L_INACTIVE, hold[i]);
+		m->st.pgdeactivate += N(m, hold[i])->nr;
+	}
+}
+
+enum { FOLIOREF_RECLAIM, FOLIOREF_KEEP, FOLIOREF_ACTIVATE };
+
+/* folio_check_references() - 6.18 for a mapped anon folio: accessed PTEs
+ * set PG_referenced; two or more, or one with PG_referenced already set,
+ * activate; one keeps it for another trip; none reclaims. */
+static int folio_check_references(sl_memcg *m, uint64_t h)
+{
+	mproc *mp = m->proc[h >> 32];
+	lnode *n = N(m, h);
+	uint32_t ptes = sl_proc_folio_referenced(mp->p, (uint32_t)h);
+	int was = n->referenced;
+
+	n->referenced = 0;
+	if (ptes) {
+		n->referenced = 1;
+		return (was || ptes > 1) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
+	}
+	return FOLIOREF_RECLAIM;
+}
+
+/* shrink_folio_list() - 6.18 for isolated anon folios, in list order:
+ * references first; a folio to reclaim is swapped out by the process model
+ * (by order, split and order-0 retry on failure, from this CPU); written
+ * folios leave the swap cache and are freed at once (synchronous write);
+ * what could not get a slot is activated (activate_locked); the survivors
+ * go back to the heads of their lists in order. Returns pages freed. */
+static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
+				  uint64_t *nr_pageout)
+{
+	uint64_t freed = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t h = list[i];
+		lnode *nd = N(m, h);
+		int ref = folio_check_references(m, h);
+		if (ref == FOLIOREF_ACTIVATE) {
+			lru_add_head(m, L_ACTIVE, h);
+			m->st.pgactivate += nd->nr;
+			continue;
+		}
+		if (ref == FOLIOREF_KEEP) {
+			lru_add_head(m, L_INACTIVE, h);
+			continue;
+		}
+		mproc *mp = m->proc[h >> 32];
+		uint64_t before = m->usage;
+		m->nborn = 0;
+		m->born[m->nborn++] = h;
+		m->reclaiming = 1;
+		sl_proc_reclaim_folio(mp->p, (uint32_t)h, m->cpu);
+		m->reclaiming = 0;
+		/* pages whose folio got no slot stay resident: activate_locked */
+		for (uint32_t j = 0; j < m->nborn; j++) {
+			lnode *b = N(m, m->born[j]);
+			if (b->nr && b->list == L_ISOLATED) {
+				lru_add_head(m, L_ACTIVE, m->born[j]);
+				m->st.pgactivate += b->nr;
+			}
+		}
+		uint64_t got = before - m->usage;
+		freed += got;
+		*nr_pageout += got;
+	}
+	return freed;
+}
+
+/* shrink_inactive_list() - 6.18 */
+static uint64_t shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan)
+{
+	uint64_t hold[SWAP_CLUSTER_MAX], scanned, pageout = 0, got;
+	uint32_t n;
+
+	lru_add_drain(m);
+	n = isolate_lru_folios(m, L_INACTIVE, nr_to_scan, hold, &scanned);
+	m->st.pgscan += scanned;
+	got = shrink_folio_list(m, hold, n, &pageout);
+	m->st.pgsteal += got;
+	lru_note_cost(m, pageout, scanned > got ? scanned - got : 0);
+	return got;
+}
+
+/* get_scan_count() - 6.18 for a group whose LRU holds anon folios only:
+ * nothing while no swap slot is free (can_reclaim_anon_pages()); at
+ * priority 0 each list's size (SCAN_EQUAL); else size >> priority scaled by
+ * the anon share of calculate_pressure_balance() at swappiness 60, with no
+ * file cost (SCAN_FRACT). */
+static void get_scan_count(const sl_memcg *m, const scan_control *sc, uint64_t nr[2])
+{
+	uint64_t total = m->anon_cost, anon_cost = total + m->anon_cost, file_cost = total;
+	uint64_t ap, fp;
+
+	total = anon_cost + file_cost;
+	ap = SWAPPINESS * (total + 1) / (anon_cost + 1);
+	fp = (MAX_SWAPPINESS - SWAPPINESS) * (total + 1) / (file_cost + 1);
+	for (int l = 0; l < 2; l++) {
+		uint64_t scan = m->lru_pages[l] >> sc->priority;
+		if (!sl_nr_swap_pages(m->s->dev[0]))
+			scan = 0;
+		else if (sc->priority)
+			scan = scan * ap / (ap + fp);
+		nr[l] = scan;
+	}
+}
+
+/* shrink_lruvec() - 6.18: the inactive and active lists in turns of at most
+ * SWAP_CLUSTER_MAX pages until both targets are scanned or enough was
+ * reclaimed; then one batch deactivated if the inactive list is low. */
+static void shrink_lruvec(sl_memcg *m, scan_control *sc)
+{
+	uint64_t nr[2], reclaimed = 0;
+
+	get_scan_count(m, sc, nr);
+	while (nr[0] || nr[1]) {
+		for (int l = 0; l < 2; l++) {
+			if (!nr[l])
+				continue;
+			uint64_t k = nr[l] < SWAP_CLUSTER_MAX ? nr[l] : SWAP_CLUSTER_MAX;
+			nr[l] -= k;
+			if (l == 0)
+				reclaimed += shrink_inactive_list(m, k);
+			else if (sc->may_deactivate)
+				shrink_active_list(m, k); /* shrink_list() */
+			else
+				sc->skipped_deactivate = 1;
+		}
+		if (reclaimed >= sc->nr_to_reclaim)
+			break;
+	}
+	sc->nr_reclaimed += reclaimed;
+	if (inactive_is_low(m))
+		shrink_active_list(m, SWAP_CLUSTER_MAX);
+}
+
+/* try_to_free_mem_cgroup_pages() + do_try_to_free_pages() - 6.18:
+ * priorities 12 down to 0 until max(nr, SWAP_CLUSTER_MAX) pages are
+ * reclaimed; the active list is deactivated when the inactive one is low
+ * (prepare_scan_control()); nothing reclaimed with deactivation skipped
+ * retries once with it forced. */
+static uint64_t try_to_free_mem_cgroup_pages(sl_memcg *m, uint64_t nr)
+{
+	scan_control sc = { .nr_to_reclaim = nr > SWAP_CLUSTER_MAX ? nr : SWAP_CLUSTER_MAX };
+
+	m->st.direct_reclaim++;
+	for (;;) {
+		for (sc.priority = DEF_PRIORITY; sc.priority >= 0; sc.priority--) {
+			sc.may_deactivate = sc.force_deactivate || inactive_is_low(m);
+			shrink_lruvec(m, &sc);
+			if (sc.nr_reclaimed >= sc.nr_to_reclaim)
+				break;
+		}
+		if (sc.nr_reclaimed || !sc.skipped_deactivate || sc.force_deactivate)
+			return sc.nr_reclaimed;
+		sc.force_deactivate = 1;
+		sc.skipped_deactivate = 0;
+	}
+}
+
+uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr) { return try_to_free_mem_cgroup_pages(m, nr); }
+uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr) { return shrink_inactive_list(m, nr); }
+void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr) { shrink_active_list(m, nr); }
+
+/* ---------------------------------------------------------------- state */
+
+void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st)
+{
+	*st = m->st;
+	st->usage = m->usage;
+	st->limit = m->limit;
+	st->stock = 0;
+	for (int c = 0; c < m->nr_cpus; c++)
+		st->stock += m->stock[c];
+	st->inactive = m->lru_pages[0];
+	st->active = m->lru_pages[1];
+	st->nr_inactive = m->lru_folios[0];
+	st->nr_active = m->lru_folios[1];
+}
+
+int sl_memcg_lru_at(const sl_memcg *m, int active, uint64_t i, sl_proc **p, uint32_t *id)
+{
+	uint64_t h = m->sent[active ? 1 : 0].prev;
+
+	while (h != SENT(active ? L_ACTIVE : L_INACTIVE)) {
+		if (i-- == 0) {
+			*p = m->proc[h >> 32]->p;
+			*id = (uint32_t)h;
+			return 1;
+		}
+		h = N((sl_memcg *)m, h)->prev;
+	}
+	return 0;
+}
+
+int sl_memcg_check(const sl_memcg *m, char *msg, size_t len)
+{
+	uint64_t pages[2] = { 0, 0 }, folios[2] = { 0, 0 }, tracked = 0, stock = 0;
+
+	for (int l = 0; l < 2; l++)
+		for (uint64_t h = m->sent[l].next; h != SENT(l + 1); h = N((sl_memcg *)m, h)->next) {
+			const lnode *n = N((sl_memcg *)m, h);
+			if (n->list != l + 1 || !n->nr)
+				return snprintf(msg, len, "R1: a folio on LRU list %d is marked %d", l, n->list), -1;
+			if (sl_proc_folio_order(m->proc[h >> 32]->p, (uint32_t)h) < 0)
+				return snprintf(msg, len, "R1: a dead folio is on LRU list %d", l), -1;
+			pages[l] += n->nr;
+			folios[l]++;
+		}
+	for (int l = 0; l < 2; l++)
+		if (pages[l] != m->lru_pages[l] || folios[l] != m->lru_folios[l])
+			return snprintf(msg, len, "R2: LRU list %d counts %llu pages, holds %llu", l,
+					(unsigned long long)m->lru_pages[l], (unsigned long long)pages[l]), -1;
+	for (uint32_t s = 0; s < m->nproc; s++) {
+		const mproc *mp = m->proc[s];
+		if (!mp)
+			continue;
+		for (uint64_t id = 0; id < mp->cap; id++) {
+			const lnode *n = &mp->node[id];
+			int order = sl_proc_folio_order(mp->p, (uint32_t)id);
+			if ((order >= 0) != (n->nr != 0) || (order >= 0 && n->nr != (1u << order)))
+				return snprintf(msg, len, "R3: folio %llu of order %d is tracked with %u pages",
+						(unsigned long long)id, order, n->nr), -1;
+			tracked += n->nr;
+		}
+	}
+	for (int c = 0; c < m->nr_cpus; c++)
+		stock += m->stock[c];
+	if (tracked + stock != m->usage)
+		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu",
+				(unsigned long long)m->usage, (unsigned long long)tracked,
+				(unsigned long long)stock), -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- cost */
+
+/* Uncalibrated placeholders (docs/reclaim.md): orders of magnitude of a
+ * 4 KiB fault, LZO-class compression and decompression on zram, a folio
+ * split; to be replaced by the kernel harness's fit. */
+const sl_cost_model sl_cost_default = {
+	.name = "uncalibrated-v0",
+	.fault_folio = 1000, .fault_page = 250,
+	.swpout_folio = 2000, .swpout_page = 3000,
+	.swpin_folio = 1500, .swpin_page = 1200,
+	.split = 5000, .scan_page = 60, .lock_wait = 0,
+};
+
+double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
+{
+	double ns = 0;
+
+	for (int o = 0; o < SL_NR_ORDERS; o++) {
+		ns += c->fault_folio * (double)r->faults_anon[o];
+		ns += c->swpout_folio * (double)r->swpout[o];
+		ns += c->swpin_folio * (double)r->swpin[o];
+		ns += c->split * (double)r->swpout_fallback[o];
+	}
+	ns += c->fault_page * (double)r->fault_pages;
+	ns += c->swpout_page * (double)r->swpout_pages;
+	ns += c->swpin_page * (double)r->swpin_pages;
+	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);
+	return ns * 1e-9;
+}
+
+/* ---------------------------------------------------------------- runner */
+
+typedef struct rproc {
+	sl_proc *p;
+	int cpu;
+	int state;                 /* 0 unborn, 1 started, 2 mapped, 3 exited */
+} rproc;
+
+typedef struct rrun {
+	const sl_rwl_params *prm;
+	sl_swapset *s;
+	sl_memcg *m;
+	int swapin_mode;
+	rproc *pr;
+	uint32_t npr, cap;
+	int check_every;
+	sl_rrun_result *res;
+	char *msg;
+	size_t len;
+} rrun;
+
+static void add_stats(sl_rrun_result *r, const sl_proc_stats *st)
+{
+	for (int o = 0; o < SL_NR_ORDERS; o++) {
+		r->swpout[o] += st->swpout[o];
+		r->swpout_fallback[o] += st->swpout_fallback[o];
+		r->swpin[o] += st->swpin[o];
+		r->faults_anon[o] += st->faults_anon[o];
+		r->swpout_pages += st->swpout[o] << o;
+		r->swpin_pages += st->swpin[o] << o;
+		r->fault_pages += st->faults_anon[o] << o;
+		r->splits += st->swpout_fallback[o];
+	}
+	r->alloc_fail0 += st->alloc_fail0;
+	r->zero_remapped += st->zero_remapped;
+	r->zero_transient += st->zero_transient;
+}
+
+static int rr_check(rrun *c)
+{
+	char m2[200];
+
+	c->res->checks++;
+	if (sl_memcg_check(c->m, m2, sizeof(m2)) || sl_set_check(c->s, m2, sizeof(m2))) {
+		snprintf(c->msg, c->len, "invariant broken: %s", m2);
+		return -1;
+	}
+	for (uint32_t i = 0; i < c->npr; i++)
+		if (c->pr[i].state == 2 && sl_proc_check(c->pr[i].p, 0, m2, sizeof(m2))) {
+			snprintf(c->msg, c->len, "invariant broken in process %u: %s", i, m2);
+			return -1;
+		}
+	return 0;
+}
+
+static uint64_t layouts_hash(rrun *c)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (uint32_t i = 0; i < c->npr; i++) {
+		if (c->pr[i].state != 2)
+			continue;
+		uint64_t n = sl_proc_npages(c->pr[i].p);
+		uint64_t *l = malloc(n * sizeof(*l));
+		if (!l)
+			continue;
+		sl_proc_layout(c->pr[i].p, l);
+		h = (h ^ sl_layout_hash(l, n)) * UINT64_C(0x100000001b3);
+		free(l);
+	}
+	return h;
+}
+
+static void proc_exit(rrun *c, rproc *r)
+{
+	if (r->state == 2) {
+		/* exit_mmap(): every PTE zapped, every slot put */
+		sl_memcg_set_cpu(c->m, r->cpu);
+		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
+		add_stats(c->res, sl_proc_stats_get(r->p));
+		sl_memcg_detach(c->m, r->p);
+		sl_proc_destroy(r->p);
+		r->p = NULL;
+	}
+	r->state = 3;
+}
+
+static int rr_emit(void *ctx, const sl_rop *op)
+{
+	rrun *c = ctx;
+	rproc *r = NULL;
+
+	if (sli_stop_requested())
+		return snprintf(c->msg, c->len, "stopped"), -1;
+	if (op->kind != SL_ROP_PHASE && op->kind != SL_ROP_DONE) {
+		if (op->proc >= c->cap) {
+			uint32_t nc = c->cap ? c->cap : 64;
+			while (nc <= op->proc)
+				nc *= 2;
+			rproc *np = realloc(c->pr, nc * sizeof(*np));
+			if (!np)
+				return snprintf(c->msg, c->len, "out of memory"), -1;
+			memset(np + c->cap, 0, (nc - c->cap) * sizeof(*np));
+			c->pr = np;
+			c->cap = nc;
+		}
+		if (op->proc >= c->npr)
+			c->npr = op->proc + 1;
+		r = &c->pr[op->proc];
+		if (op->kind != SL_ROP_START && r->state != (op->kind == SL_ROP_MMAP ? 1 : 2))
+			return snprintf(c->msg, c->len, "operation %d on process %u in state %d", op->kind,
+					op->proc, r->state), -1;
+		sl_memcg_set_cpu(c->m, r->cpu);
+	}
+	switch (op->kind) {
+	case SL_ROP_START:
+		r->cpu = (int)op->cpu;
+		r->state = 1;
+		c->res->procs++;
+		break;
+	case SL_ROP_MMAP: {
+		sl_region_spec spec = { .npages = op->npages, .vmflags = 0, .pgoff = 0 };
+		if (op->region != 0)
+			return snprintf(c->msg, c->len, "a second region per process is not modelled yet"), -1;
+		sl_memcg_set_cpu(c->m, (int)op->cpu);
+		r->p = sl_proc_create_set(c->s, r->cpu, c->prm->mthp_mask, c->swapin_mode, &spec, 1);
+		if (!r->p || sl_memcg_attach(c->m, r->p, r->cpu))
+			return snprintf(c->msg, c->len, "out of memory"), -1;
+		r->state = 2;
+		break;
+	}
+	case SL_ROP_TOUCH:
+		if (op->write)
+			sl_proc_touch(r->p, 0, op->first, op->npages);
+		else
+			sl_proc_read(r->p, 0, op->first, op->npages);
+		break;
+	case SL_ROP_MUNMAP:
+	case SL_ROP_EXIT:
+		proc_exit(c, r);
+		if (c->check_every && rr_check(c))
+			return -1;
+		break;
+	case SL_ROP_PHASE:
+		if (op->first == SL_RPH_RUN)
+			c->res->run_layout_hash = layouts_hash(c);
+		if (c->check_every && rr_check(c))
+			return -1;
+		break;
+	case SL_ROP_DONE:
+		break;
+	}
+	sl_memcg_state st;
+	sl_memcg_state_get(c->m, &st);
+	if (st.usage > c->res->max_usage)
+		c->res->max_usage = st.usage;
+	uint64_t inuse = sl_set_inuse(c->s);
+	if (inuse > c->res->swap_peak)
+		c->res->swap_peak = inuse;
+	if (c->check_every == 2 && rr_check(c))
+		return -1;
+	return 0;
+}
+
+int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
+	    int check_every, sl_rrun_result *res, char *msg, size_t len)
+{
+	rrun c = { .prm = p, .check_every = check_every, .res = res, .msg = msg, .len = len };
+	struct timespec t0, t1;
+	sl_device *d;
+	int prio = SL_PRIO_AUTO, rc;
+
+	memset(res, 0, sizeof(*res));
+	if (len)
+		msg[0] = 0;
+	if (sl_rwl_validate(p, msg, len))
+		return -1;
+	d = sl_device_create(p->swap_bytes / SL_PAGE_SIZE, p->device, p->nr_cpus, pol, check_every > 0,
+			     msg, len);
+	if (!d)
+		return -1;
+	if (!(c.s = sl_swapset_create(&d, &prio, 1, 1, msg, len))) {
+		sl_device_destroy(d);
+		return -1;
+	}
+	c.swapin_mode = sl_policy_swapin_mode(pol);
+	if (!(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
+		sl_swapset_destroy(c.s);
+		return snprintf(msg, len, "out of memory"), -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = sl_rwl_play(p, rr_emit, &c);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc && !msg[0])
+		snprintf(msg, len, "out of memory");
+	for (uint32_t i = 0; i < c.npr; i++)
+		if (c.pr[i].state == 2) {
+			sl_memcg_detach(c.m, c.pr[i].p);
+			sl_proc_destroy(c.pr[i].p);
+		}
+	if (!rc) {
+		sl_memcg_state st;
+		sl_memcg_state_get(c.m, &st);
+		res->direct_reclaim = st.direct_reclaim;
+		res->pgscan = st.pgscan;
+		res->pgsteal = st.pgsteal;
+		res->pgactivate = st.pgactivate;
+		res->pgdeactivate = st.pgdeactivate;
+		res->pgrefill = st.pgrefill;
+		res->oom = st.oom;
+		memcpy(res->charge_fallback, st.charge_fallback, sizeof(res->charge_fallback));
+		sl_set_drain(c.s); /* slot caches (<= 6.13) give back what they hold */
+		res->inuse_end = sl_set_inuse(c.s);
+		res->dev = c.s->dev[0]->st;
+		res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		res->sys_seconds = sl_cost_predict(cost ? cost : &sl_cost_default, res);
+	}
+	free(c.pr);
+	sl_memcg_destroy(c.m);
+	sl_swapset_destroy(c.s);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,302 @@
+"""Reclaim-driven workloads on the model (docs/workloads-reclaim.md, docs/reclaim.md).
+
+`swaplab run usemem|pmbench|build|PRESET [options]` runs one under its
+memory limit; `swaplab workloads` lists them and the presets. The result is
+JSON (schema swaplab.reclaim-result/1) through results.write_json: per-size
+swpout / swpout_fallback / swpin, the reclaim counters and the cost model's
+predicted system time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from . import _core
+from .params import (ParamError, KiB, MiB, DEVICE_KINDS, parse_count, parse_mthp, parse_size, shown,
+                     size_to_order, order_to_kb, check_policy_name)
+from .results import check_output_paths, fallback_pct, load_json_file, machine_info, write_json
+
+SCHEMA = "swaplab.reclaim-result/1"
+
+ABOUT = {
+    "usemem": "reclaim: N processes each write SIZE sequentially (optionally re-read) under a memory limit",
+    "pmbench": "reclaim: random loads and stores (uniform or Zipf) over working sets larger than the limit",
+    "build": "reclaim: make -jN, short-lived compiler-sized processes in generations under a limit",
+}
+PAGE = 4096
+
+
+def catalogue() -> dict:
+    """{'workloads': [names], 'presets': [{name, source, workload}]}."""
+    return _core.rwl_workloads()
+
+
+def is_reclaim_name(name: str) -> bool:
+    c = catalogue()
+    return name in c["workloads"] or any(p["name"] == name for p in c["presets"])
+
+
+def base_params(name: str) -> tuple[dict, str | None]:
+    """(params, preset name or None) for a workload or preset name."""
+    c = catalogue()
+    if name in c["workloads"]:
+        return _core.rwl_params(workload=name), None
+    if any(p["name"] == name for p in c["presets"]):
+        return _core.rwl_params(preset=name), name
+    raise ParamError(f"unknown workload '{shown(name)}' (swaplab workloads)")
+
+
+def _pages(text: str, what: str) -> int:
+    b = parse_size(text, what)
+    if b < PAGE or b % PAGE:
+        raise ParamError(f"{what} {shown(text.strip())} is not a non-zero multiple of 4K")
+    return b // PAGE
+
+
+def _float(text: str, what: str, lo: float, hi: float) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise ParamError(f"{what} '{shown(text)}' is not a number") from None
+    if not lo <= v <= hi:
+        raise ParamError(f"{what} {shown(text)} is outside {lo:g}..{hi:g}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .cli import _Parser
+    p = _Parser(prog="swaplab run", description="Run a reclaim-driven workload (usemem, pmbench, "
+                "build) or one of their presets under a memory limit on the model.")
+    p.add_argument("workload", help="usemem, pmbench, build or a preset (swaplab workloads)")
+    p.add_argument("--policy", default="linux-6.18", help="allocator policy (swaplab policies)")
+    p.add_argument("--seed", help="seed of the workload's random picks")
+    p.add_argument("--limit", help="the memory cgroup's limit, e.g. 40M")
+    p.add_argument("--swap-size", help="swap device size")
+    p.add_argument("--device", choices=DEVICE_KINDS, help="swap device kind")
+    p.add_argument("--mthp", help="enabled mTHP sizes, e.g. 64K or 16K,64K; 'none' for 4K pages only")
+    p.add_argument("--cpus", help="CPUs the processes are pinned to, round robin")
+    p.add_argument("--chunk", help="pages a process touches per turn (default 64)")
+    g = p.add_argument_group("usemem and pmbench")
+    g.add_argument("--procs", help="processes")
+    g.add_argument("--size", help="usemem: memory each process writes")
+    g.add_argument("--reread", help="usemem: read passes after the write")
+    g.add_argument("--wss", help="pmbench: working set per process")
+    g.add_argument("--accesses", help="pmbench: random accesses per process")
+    g.add_argument("--read-pct", help="pmbench: percentage of loads")
+    g.add_argument("--dist", choices=["uniform", "zipf"], help="pmbench: access distribution")
+    g.add_argument("--zipf-s", help="pmbench: Zipf exponent")
+    b = p.add_argument_group("build")
+    b.add_argument("--jobs", help="make -j")
+    b.add_argument("--generations", help="processes per job slot, one after another")
+    b.add_argument("--size-median", help="median process size")
+    b.add_argument("--size-sigma", help="sigma of the size's logarithm")
+    b.add_argument("--size-min", help="smallest process size")
+    b.add_argument("--size-max", help="largest process size")
+    b.add_argument("--passes", metavar="MIN,MAX", help="walks over its memory after growing")
+    p.add_argument("--cost", metavar="FILE", help="cost model coefficients (JSON object, ns per event)")
+    p.add_argument("--json", metavar="PATH", help="write the result as JSON ('-' for stdout)")
+    p.add_argument("--check", choices=["0", "1", "2"], default="0",
+                   help="invariant checks: 1 at every phase and exit, 2 after every operation")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
+    return p
+
+
+_KIND_OPTS = {
+    "usemem": {"procs", "size", "reread"},
+    "pmbench": {"procs", "wss", "accesses", "read_pct", "dist", "zipf_s"},
+    "build": {"jobs", "generations", "size_median", "size_sigma", "size_min", "size_max", "passes"},
+}
+
+
+def params_from_args(a: argparse.Namespace) -> tuple[dict, str | None]:
+    prm, preset = base_params(a.workload)
+    kind = prm["workload"]
+    for other, opts in _KIND_OPTS.items():
+        for o in opts - _KIND_OPTS[kind]:
+            if getattr(a, o) is not None:
+                raise ParamError(f"--{o.replace('_', '-')} applies to {other}, not {kind}")
+    if a.seed is not None:
+        prm["seed"] = parse_count(a.seed, "--seed")
+    if a.limit is not None:
+        prm["limit_pages"] = _pages(a.limit, "--limit")
+    if a.swap_size is not None:
+        prm["swap_bytes"] = parse_size(a.swap_size, "--swap-size")
+    if a.device is not None:
+        prm["device"] = a.device
+    if a.mthp is not None:
+        kbs = [] if a.mthp.strip().lower() in ("none", "4k") else parse_mthp(a.mthp)
+        prm["mthp_mask"] = sum(1 << size_to_order(kb) for kb in kbs)
+    if a.cpus is not None:
+        prm["nr_cpus"] = parse_count(a.cpus, "--cpus", 1, _core.MAX_CPUS)
+    if a.chunk is not None:
+        prm["chunk_pages"] = parse_count(a.chunk, "--chunk", 1, 1 << 20)
+    if a.procs is not None:
+        prm["nr_procs"] = parse_count(a.procs, "--procs", 1, 100000)
+    if a.size is not None:
+        prm["proc_pages"] = _pages(a.size, "--size")
+    if a.reread is not None:
+        prm["reread_passes"] = parse_count(a.reread, "--reread", 0, 1000)
+    if a.wss is not None:
+        prm["wss_pages"] = _pages(a.wss, "--wss")
+    if a.accesses is not None:
+        prm["accesses"] = parse_count(a.accesses, "--accesses")
+    if a.read_pct is not None:
+        prm["read_pct"] = parse_count(a.read_pct, "--read-pct", 0, 100)
+    if a.dist is not None:
+        prm["dist"] = 1 if a.dist == "zipf" else 0
+    if a.zipf_s is not None:
+        prm["zipf_s"] = _float(a.zipf_s, "--zipf-s", 0.01, 10)
+    if a.jobs is not None:
+        prm["jobs"] = parse_count(a.jobs, "--jobs", 1, 4096)
+    if a.generations is not None:
+        prm["generations"] = parse_count(a.generations, "--generations", 1, 100000)
+    for opt, key in (("size_median", "size_median_pages"), ("size_min", "size_min_pages"),
+                     ("size_max", "size_max_pages")):
+        if getattr(a, opt) is not None:
+            prm[key] = _pages(getattr(a, opt), "--" + opt.replace("_", "-"))
+    if a.size_sigma is not None:
+        prm["size_sigma"] = _float(a.size_sigma, "--size-sigma", 0, 4)
+    if a.passes is not None:
+        parts = a.passes.split(",")
+        if len(parts) != 2:
+            raise ParamError(f"--passes '{shown(a.passes)}' is not MIN,MAX")
+        prm["life_min_passes"] = parse_count(parts[0], "--passes minimum", 0, 1000)
+        prm["life_max_passes"] = parse_count(parts[1], "--passes maximum", 0, 1000)
+    return prm, preset
+
+
+def load_cost(path: str | None) -> dict | None:
+    if path is None:
+        return None
+    data = load_json_file(path, "--cost file")
+    known = set(_core.cost_default()) - {"name"}
+    if not isinstance(data, dict):
+        raise ParamError(f"--cost file '{shown(path)}' is not a JSON object")
+    for k, v in data.items():
+        if k not in known:
+            raise ParamError(f"--cost file: unknown coefficient '{shown(k)}' (known: {', '.join(sorted(known))})")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+            raise ParamError(f"--cost file: coefficient {shown(k)} is not a non-negative number")
+    return data
+
+
+def run_reclaim(params: dict, policy: str = "linux-6.18", check: int = 0, cost: dict | None = None,
+                preset: str | None = None) -> dict:
+    """Runs on the model; returns the result dict (SCHEMA)."""
+    check_policy_name(policy)
+    try:
+        raw = _core.rrun(params, policy=policy, check=check, cost=cost)
+    except ValueError as e:
+        raise ParamError(str(e)) from None
+    return build_result(raw, policy, preset)
+
+
+def build_result(raw: dict, policy: str, preset: str | None) -> dict:
+    mask = raw["params"]["mthp_mask"]
+    sizes = {}
+    for o in range(_core.NR_ORDERS):
+        if o == 0 or mask & (1 << o) or raw["swpout"][o] or raw["swpin"][o]:
+            kb = order_to_kb(o)
+            sizes[str(kb)] = {
+                "swpout": raw["swpout"][o], "swpout_fallback": raw["swpout_fallback"][o],
+                "fallback_pct": fallback_pct(raw["swpout"][o], raw["swpout_fallback"][o]),
+                "swpin": raw["swpin"][o], "faults": raw["faults_anon"][o],
+                "charge_fallback": raw["charge_fallback"][o],
+            }
+    keys = ("direct_reclaim", "pgscan", "pgsteal", "pgactivate", "pgdeactivate", "pgrefill", "oom",
+            "max_usage", "swap_peak")
+    return {
+        "schema": SCHEMA,
+        "source": "model",
+        "policy": policy,
+        "workload": raw["params"]["workload"],
+        "preset": preset,
+        "params": raw["params"],
+        "sizes": sizes,
+        "order0": {"alloc_fail": raw["alloc_fail0"], "zero_remapped": raw["zero_remapped"],
+                   "zero_transient": raw["zero_transient"]},
+        "reclaim": {k: raw[k] for k in keys},
+        "processes": raw["procs"],
+        "pages": {"faulted": raw["fault_pages"], "swapped_out": raw["swpout_pages"],
+                  "swapped_in": raw["swpin_pages"]},
+        "run_layout_hash": f"{raw['run_layout_hash']:016x}",
+        "slots_in_use_at_end": raw["inuse_end"],
+        "cost": {"model": raw["cost"], "lock_waits": raw["lock_waits"],
+                 "predicted_sys_seconds": round(raw["sys_seconds"], 6)},
+        "invariant_checks": raw["checks"],
+        "seconds": raw["seconds"],
+        "machine": machine_info(),
+    }
+
+
+def summary_text(res: dict) -> str:
+    p = res["params"]
+    lines = [f"{res['workload']}{' (' + res['preset'] + ')' if res['preset'] else ''} on {res['policy']}: "
+             f"limit {p['limit_pages'] * PAGE // MiB}M, swap {p['swap_bytes'] // MiB}M {p['device']}, "
+             f"{res['processes']} processes",
+             f"{'size':>6} {'swpout':>9} {'fallback':>9} {'fb%':>6} {'swpin':>9} {'faults':>9}"]
+    for kb, s in res["sizes"].items():
+        lines.append(f"{kb + 'K':>6} {s['swpout']:>9} {s['swpout_fallback']:>9} {s['fallback_pct']:>6.1f} "
+                     f"{s['swpin']:>9} {s['faults']:>9}")
+    r = res["reclaim"]
+    lines.append(f"reclaim: {r['direct_reclaim']} direct, scanned {r['pgscan']}, stolen {r['pgsteal']}, "
+                 f"activated {r['pgactivate']}, deactivated {r['pgdeactivate']}, oom {r['oom']}")
+    lines.append(f"predicted system time {res['cost']['predicted_sys_seconds']:.3f} s "
+                 f"({res['cost']['model']['name']}); model run {res['seconds']:.2f} s")
+    return "\n".join(lines)
+
+
+def main_run(argv: list) -> int:
+    a = build_parser().parse_args(argv)
+    prm, preset = params_from_args(a)
+    check_output_paths(a.json, None)
+    cost = load_cost(a.cost)
+    res = run_reclaim(prm, a.policy, int(a.check), cost, preset)
+    if a.json:
+        write_json(a.json, res)
+    if not a.quiet and a.json != "-":
+        print(summary_text(res))
+    return 0
+
+
+# ------------------------------------------------------------------ goldens
+
+# (label, workload or preset, overrides): small enough for every policy in seconds.
+GOLDEN_VARIANTS = [
+    ("usemem-4K", "usemem", {"nr_procs": 4, "proc_pages": 2048, "limit_pages": 4096, "mthp_mask": 0}),
+    ("usemem-64K", "usemem", {"nr_procs": 4, "proc_pages": 2048, "limit_pages": 4096}),
+    ("usemem-all", "usemem", {"nr_procs": 4, "proc_pages": 2048, "limit_pages": 4096, "mthp_mask": 0x3fc}),
+    ("pmbench-uniform-64K", "pmbench", {"nr_procs": 2, "nr_cpus": 2, "wss_pages": 4096,
+                                        "limit_pages": 4096, "accesses": 8000}),
+    ("pmbench-zipf-16K-64K", "pmbench", {"wss_pages": 4096, "limit_pages": 2048, "accesses": 8000,
+                                         "dist": 1, "zipf_s": 0.9, "mthp_mask": 0x14}),
+    ("build-64K", "build", {"jobs": 3, "generations": 3, "limit_pages": 4096, "size_median_pages": 1536,
+                            "size_max_pages": 8192}),
+    ("build-all-small-swap", "build", {"jobs": 3, "generations": 3, "limit_pages": 4096,
+                                       "size_median_pages": 1536, "size_max_pages": 8192,
+                                       "mthp_mask": 0x3fc, "swap_bytes": 24 << 20}),
+]
+
+
+def golden_pinned(res: dict) -> dict:
+    return {"sizes": {kb: [s["swpout"], s["swpout_fallback"], s["swpin"], s["faults"]]
+                      for kb, s in res["sizes"].items()},
+            "reclaim": [res["reclaim"][k] for k in ("direct_reclaim", "pgscan", "pgsteal", "pgactivate",
+                                                    "pgdeactivate", "oom")],
+            "run_layout_hash": res["run_layout_hash"]}
+
+
+def compute_golden(policy: str) -> dict:
+    variants = {}
+    for label, name, over in GOLDEN_VARIANTS:
+        prm, preset = base_params(name)
+        prm.update(over)
+        res = run_reclaim(prm, policy, check=1, preset=preset)
+        variants[label] = dict(golden_pinned(res), params=res["params"])
+    return {"policy": policy, "format": "sizes kB -> [swpout, swpout_fallback, swpin, faults]; "
+                                        "reclaim -> [direct, pgscan, pgsteal, pgactivate, pgdeactivate, oom]",
+            "variants": variants}
+
+
+def golden_text(data: dict) -> str:
+    return json.dumps(data, indent=0, separators=(",", ":")) + "\n"

@@ -1,0 +1,240 @@
+/*
+ * test_reclaim.c - reclaim under a memory limit (reclaim.c): one test per
+ * rule of docs/reclaim.md, with the exact counts it must produce, and the
+ * runner's end state on every policy.
+ */
+#include <stdlib.h>
+#include "t.h"
+#include "swaplab/reclaim.h"
+
+typedef struct fx {
+	sl_device *d;
+	sl_swapset *s;
+	sl_memcg *m;
+	sl_proc *p;
+} fx;
+
+/* A process of npages in a group of `limit` pages over a device of `slots`. */
+static void fx_init(fx *f, uint64_t limit, uint64_t slots, unsigned mthp, uint64_t npages)
+{
+	char msg[128];
+	int prio = SL_PRIO_AUTO;
+	sl_region_spec r = { .npages = npages };
+
+	f->d = t_device("linux-6.18", slots);
+	f->s = sl_swapset_create(&f->d, &prio, 1, 1, msg, sizeof(msg));
+	f->m = sl_memcg_create(limit, 4, f->s);
+	f->p = sl_proc_create_set(f->s, 0, mthp, SL_SWAPIN_LARGE, &r, 1);
+	CHECK(f->s && f->m && f->p && !sl_memcg_attach(f->m, f->p, 0));
+}
+
+static void fx_check(fx *f, const char *file, int line)
+{
+	char msg[200];
+	if (sl_memcg_check(f->m, msg, sizeof(msg)) || sl_proc_check(f->p, 1, msg, sizeof(msg))) {
+		t_failed_checks++;
+		fprintf(stderr, "  %s:%d: %s\n", file, line, msg);
+	}
+}
+#define FX_CHECK(f) fx_check(f, __FILE__, __LINE__)
+
+static void fx_fini(fx *f)
+{
+	sl_memcg_detach(f->m, f->p);
+	sl_proc_destroy(f->p);
+	sl_memcg_destroy(f->m);
+	sl_swapset_destroy(f->s);
+}
+
+static sl_memcg_state st(fx *f)
+{
+	sl_memcg_state s;
+	sl_memcg_state_get(f->m, &s);
+	return s;
+}
+
+TEST(reclaim_charge_takes_a_batch_of_64_and_keeps_the_rest_in_stock)
+{
+	fx f;
+	fx_init(&f, 4096, 16384, 0, 1024);
+	sl_proc_touch(f.p, 0, 0, 1);
+	CHECK_EQ(st(&f).usage, 64);
+	CHECK_EQ(st(&f).stock, 63);
+	sl_proc_touch(f.p, 0, 1, 63);
+	CHECK_EQ(st(&f).usage, 64);
+	CHECK_EQ(st(&f).stock, 0);
+	sl_proc_touch(f.p, 0, 64, 1);
+	CHECK_EQ(st(&f).usage, 128);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_small_folios_wait_in_the_cpu_batch_large_ones_go_straight_to_inactive)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 1u << 4, 4096);
+	sl_memcg_state s;
+	/* 30 order-0 faults: a NOHUGEPAGE-free region with 64K on faults 64K,
+	 * so use the first 16 pages as one 64K folio instead */
+	sl_proc_touch(f.p, 0, 0, 1);
+	s = st(&f);
+	CHECK_EQ(s.nr_inactive, 1);
+	CHECK_EQ(s.inactive, 16);
+	fx_fini(&f);
+
+	fx_init(&f, 8192, 16384, 0, 4096);
+	sl_proc_touch(f.p, 0, 0, 30);
+	CHECK_EQ(st(&f).nr_inactive, 0);
+	sl_proc_touch(f.p, 0, 30, 1);
+	CHECK_EQ(st(&f).nr_inactive, 31);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_large_charge_over_the_limit_fails_and_the_fault_takes_order_0)
+{
+	fx f;
+	fx_init(&f, 64, 16384, 1u << 4, 4096);
+	sl_proc_touch(f.p, 0, 0, 64);     /* 4 x 64K: the limit exactly */
+	CHECK_EQ(st(&f).usage, 64);
+	CHECK_EQ(sl_proc_stats_get(f.p)->faults_anon[4], 4);
+	sl_proc_touch(f.p, 0, 64, 1);     /* no room for 64K, no reclaim: order 0 */
+	CHECK_EQ(st(&f).charge_fallback[4], 1);
+	CHECK_EQ(sl_proc_stats_get(f.p)->faults_anon[0], 1);
+	CHECK(st(&f).direct_reclaim >= 1); /* the order-0 charge reclaimed */
+	CHECK(st(&f).usage <= 64);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_referenced_once_keeps_twice_activates_never_reclaims)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 0, 4096);
+	sl_proc_touch(f.p, 0, 0, 31);      /* 31 order-0 folios, one young PTE each */
+	CHECK_EQ(st(&f).nr_inactive, 31);
+	/* first trip: one young PTE, PG_referenced clear: kept, flag set */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0);
+	CHECK_EQ(st(&f).nr_inactive, 31);
+	CHECK_EQ(st(&f).pgactivate, 0);
+	CHECK_EQ(st(&f).pgscan, 31);
+	/* page 0 touched again: young + PG_referenced: activated; the 30
+	 * others have neither young PTE nor a new access: reclaimed */
+	sl_proc_touch(f.p, 0, 0, 1);
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 30);
+	CHECK_EQ(st(&f).pgactivate, 1);
+	CHECK_EQ(st(&f).active, 1);
+	CHECK_EQ(st(&f).inactive, 0);
+	CHECK_EQ(sl_proc_stats_get(f.p)->swpout[0], 30);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_large_folio_with_two_young_ptes_is_activated_at_once)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 1u << 4, 4096);
+	sl_proc_touch(f.p, 0, 0, 1);       /* one 64K folio, one young PTE */
+	sl_proc_touch(f.p, 0, 16, 2);      /* another, two young PTEs */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0);
+	CHECK_EQ(st(&f).pgactivate, 16);
+	CHECK_EQ(st(&f).active, 16);
+	CHECK_EQ(st(&f).inactive, 16);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_active_list_deactivates_every_anon_folio_young_or_not)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 1u << 4, 4096);
+	sl_proc_touch(f.p, 0, 0, 64);      /* 4 x 64K, all PTEs young */
+	sl_memcg_shrink_inactive_list(f.m, 64);
+	CHECK_EQ(st(&f).active, 64);
+	sl_proc_touch(f.p, 0, 0, 64);      /* young again */
+	sl_memcg_shrink_active_list(f.m, 32); /* 2 folios: 32 pages scanned */
+	CHECK_EQ(st(&f).pgrefill, 32);
+	CHECK_EQ(st(&f).pgdeactivate, 32);
+	CHECK_EQ(st(&f).active, 32);
+	CHECK_EQ(st(&f).inactive, 32);
+	/* their young bits were cleared by the scan: reclaimed next */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 32);
+	CHECK_EQ(sl_proc_stats_get(f.p)->swpout[4], 2);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_isolates_whole_folios_a_2m_folio_counts_512_scanned)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 1u << 9, 1024);
+	sl_proc_touch(f.p, 0, 0, 1);       /* one PMD THP, one young PTE */
+	sl_proc_touch(f.p, 0, 512, 1);     /* another */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0); /* kept once */
+	CHECK_EQ(st(&f).pgscan, 512);
+	CHECK_EQ(st(&f).nr_inactive, 2);
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0); /* the other one */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 512); /* no young PTE now */
+	CHECK_EQ(st(&f).pgscan, 1536);
+	CHECK_EQ(st(&f).pgsteal, 512);
+	CHECK_EQ(sl_proc_stats_get(f.p)->swpout[9], 1);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+TEST(reclaim_fallback_splits_retries_order_0_and_activates_what_gets_no_slot)
+{
+	fx f;
+	char msg[200];
+	/* two clusters: the header's (order 0) and one more */
+	fx_init(&f, 8192, 1024, 1u << 4, 4096);
+	sl_proc_touch(f.p, 0, 0, 16);      /* one 64K folio */
+	/* another task takes order-0 slots on CPU 1 until cluster 1 is order 0
+	 * too and only 8 slots are left */
+	for (int i = 0; i < 511 + 504; i++)
+		CHECK(sl_swap_alloc(f.d, 1, 0) != 0);
+	sl_memcg_shrink_inactive_list(f.m, 32); /* 16 young PTEs: activated */
+	sl_memcg_shrink_active_list(f.m, 32);
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 8);
+	CHECK_EQ(sl_proc_stats_get(f.p)->swpout_fallback[4], 1);
+	CHECK_EQ(sl_proc_stats_get(f.p)->swpout[0], 8);
+	CHECK_EQ(sl_proc_stats_get(f.p)->alloc_fail0, 8);
+	CHECK_EQ(st(&f).active, 8);        /* activate_locked */
+	CHECK_EQ(st(&f).nr_active, 8);
+	CHECK_EQ(st(&f).usage, 64 - 8);    /* stock 48 + 8 resident pages */
+	if (sl_memcg_check(f.m, msg, sizeof(msg)) || sl_proc_check(f.p, 0, msg, sizeof(msg))) {
+		t_failed_checks++;
+		fprintf(stderr, "  %s\n", msg);
+	}
+	fx_fini(&f);
+}
+
+TEST(reclaim_run_every_preset_ends_with_no_slot_in_use_on_every_policy)
+{
+	for (int i = 0; sl_policies[i]; i++) {
+		for (int k = 0; k < SL_NR_RWL; k++) {
+			sl_rwl_params p;
+			sl_rrun_result r;
+			char msg[256];
+			sl_rwl_defaults(&p, k);
+			/* small: a few hundred thousand page accesses */
+			p.nr_procs = k == SL_RWL_USEMEM ? 4 : 2;
+			p.proc_pages = 2048;
+			p.wss_pages = 2048;
+			p.accesses = 3000;
+			p.limit_pages = 2048;
+			p.jobs = 3;
+			p.generations = 2;
+			p.size_median_pages = 1024;
+			p.swap_bytes = 64u << 20;
+			p.mthp_mask = (1u << 4) | (1u << 2);
+			int rc = sl_rrun(&p, sl_policies[i], NULL, 1, &r, msg, sizeof(msg));
+			if (rc)
+				fprintf(stderr, "  %s %s: %s\n", sl_policies[i]->name, sl_rwl_name(k), msg);
+			CHECK_EQ(rc, 0);
+			CHECK_EQ(r.inuse_end, 0);
+			CHECK(r.direct_reclaim > 0);
+			CHECK(r.max_usage <= p.limit_pages || r.oom);
+		}
+	}
+}

@@ -1,0 +1,109 @@
+"""Reclaim-driven workloads on the model (docs/reclaim.md, docs/workloads-reclaim.md):
+goldens of each workload on every policy, the presets, the CLI and the cost model."""
+import json
+import os
+
+import pytest
+
+from swaplab import _core
+from swaplab.golden import golden_path
+from swaplab.params import ParamError
+from swaplab.reclaim import (SCHEMA, base_params, compute_golden, run_reclaim)
+
+POLICIES = [p["name"] for p in _core.policies()]
+PRESETS = [p["name"] for p in _core.rwl_workloads()["presets"]]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_reclaim_golden_results_unchanged(policy, root):
+    path = golden_path(policy, os.path.join(root, "tests", "golden", "reclaim"))
+    assert os.path.exists(path), f"no reclaim golden for {policy}: run `swaplab golden --reclaim --policy {policy}`"
+    with open(path) as f:
+        want = json.load(f)
+    got = compute_golden(policy)
+    assert set(got["variants"]) == set(want["variants"])
+    for label, v in want["variants"].items():
+        assert got["variants"][label] == v, f"{policy} {label} differs"
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_preset_runs_under_its_limit_and_frees_every_slot(preset):
+    prm, name = base_params(preset)
+    res = run_reclaim(prm, "linux-6.18", check=1, preset=name)
+    assert res["schema"] == SCHEMA and res["preset"] == preset
+    assert res["slots_in_use_at_end"] == 0
+    assert res["reclaim"]["direct_reclaim"] > 0
+    assert res["reclaim"]["max_usage"] <= prm["limit_pages"] or res["reclaim"]["oom"] > 0
+    total = sum(s["swpout"] << (int(kb) // 4).bit_length() - 1 for kb, s in res["sizes"].items())
+    assert total == res["pages"]["swapped_out"]
+
+
+def test_presets_carry_the_published_settings():
+    p = _core.rwl_params(preset="usemem-2024")
+    assert (p["nr_procs"], p["proc_pages"] * 4096, p["limit_pages"] * 4096) == (70, 16 << 20, 640 << 20)
+    k = _core.rwl_params(preset="kbuild-v5")
+    assert k["mthp_mask"] == 0x3fc and k["limit_pages"] * 4096 == 128 << 20
+    assert _core.rwl_params(preset="make-j96-768m")["mthp_mask"] == 0
+    assert _core.rwl_params(preset="make-j96-1152m-64k")["mthp_mask"] == 1 << 4
+
+
+def test_same_seed_same_run_other_seed_other_run():
+    prm, _ = base_params("pmbench")
+    prm.update(wss_pages=4096, limit_pages=2048, accesses=5000)
+    a = run_reclaim(dict(prm))
+    b = run_reclaim(dict(prm))
+    prm["seed"] = 2
+    c = run_reclaim(prm)
+    assert a["sizes"] == b["sizes"] and a["reclaim"] == b["reclaim"]
+    assert (a["sizes"], a["reclaim"]) != (c["sizes"], c["reclaim"])
+
+
+def test_4k_only_run_has_no_large_folio_anywhere():
+    prm, _ = base_params("usemem")
+    prm["mthp_mask"] = 0
+    res = run_reclaim(prm)
+    assert list(res["sizes"]) == ["4"]
+    assert res["sizes"]["4"]["swpout"] > 0 and res["sizes"]["4"]["swpin"] > 0
+
+
+def test_cost_model_is_linear_in_its_coefficients(tmp_path, cli):
+    zero = {k: 0 for k in _core.cost_default() if k != "name"}
+    prm, _ = base_params("usemem")
+    res = run_reclaim(prm, cost=dict(zero, fault_page=1000.0, swpout_page=1000.0))
+    want = (res["pages"]["faulted"] + res["pages"]["swapped_out"]) * 1e-6
+    assert res["cost"]["predicted_sys_seconds"] == pytest.approx(want, rel=1e-9)
+    assert res["cost"]["model"]["name"] == "custom"
+    assert run_reclaim(prm)["cost"]["model"]["name"] == "uncalibrated-v0"
+    f = tmp_path / "cost.json"
+    f.write_text(json.dumps({"fault_page": 1000.0, "bogus": 1}))
+    p = cli("run", "usemem", "--cost", str(f), "--json", "-")
+    assert p.returncode == 2
+    assert "unknown coefficient 'bogus'" in p.stderr
+
+
+def test_cli_run_json_and_errors(cli):
+    p = cli("run", "usemem", "--procs", "2", "--size", "4M", "--limit", "4M", "--mthp", "16K,64K",
+            "--json", "-", check=True)
+    res = json.loads(p.stdout)
+    assert res["schema"] == SCHEMA and res["params"]["nr_procs"] == 2
+    assert set(res["sizes"]) == {"4", "16", "64"}
+    assert res["params"]["mthp_mask"] == (1 << 2) | (1 << 4)
+    p = cli("run", "usemem", "--jobs", "4")
+    assert p.returncode == 2 and p.stderr == "swaplab run: error: --jobs applies to build, not usemem\n"
+    p = cli("run", "pmbench", "--read-pct", "101")
+    assert p.returncode == 2 and p.stderr == "swaplab run: error: --read-pct 101 is outside 0..100\n"
+    p = cli("run", "build", "--limit", "1M")
+    assert p.returncode == 2 and p.stderr == "swaplab run: error: memory limit must be at least 4 MiB\n"
+    p = cli("workloads", "--json", check=True)
+    listing = json.loads(p.stdout)
+    assert {"usemem", "pmbench", "build"} <= {w["name"] for w in listing["workloads"]}
+    assert {p["name"] for p in listing["presets"]} == set(PRESETS)
+
+
+def test_unknown_reclaim_params_are_refused():
+    with pytest.raises(ParamError, match="unknown workload"):
+        base_params("usemem-1999")
+    prm, _ = base_params("build")
+    prm["size_min_pages"] = prm["size_max_pages"] + 1
+    with pytest.raises(ParamError, match="build process sizes need"):
+        run_reclaim(prm)
