@@ -52,33 +52,36 @@ def machine():
     assert snapshot() == before
 
 
-SMALL = ["usemem", "--processes", "2", "--size", "8M", "--limit", "8M", "--swap-size", "32M",
-         "--cpus", "2", "-q"]
-LONG = ["usemem", "--processes", "2", "--size", "16M", "--limit", "8M", "--swap-size", "64M",
+SMALL = ["usemem", "--procs", "2", "--size", "8M", "--limit", "8M", "--swap-size", "32M",
+         "--cpus", "2", "--reread", "0", "-q"]
+LONG = ["usemem", "--procs", "2", "--size", "16M", "--limit", "8M", "--swap-size", "64M",
         "--reread", "1000", "--cpus", "2", "-q"]
 
 
 # ------------------------------------------------------------ anywhere
 
 @pytest.mark.parametrize("args,msg", [
-    (["usemem", "--processes", "0"], "--processes 0 is outside 1..100000"),
-    (["usemem", "--preset", "nope"], "unknown preset 'nope'"),
-    (["usemem", "--preset", "kbuild-v5"], "--preset kbuild-v5 is a build preset, not usemem"),
-    (["usemem", "-s"], "-s is not an option of the reclaim workload usemem"),
-    (["usemem", "--iterations", "5"], "--iterations is not an option of the reclaim workload usemem"),
-    (["build", "--processes", "3"], "--processes is not an option of the reclaim workload build"),
-    (["usemem", "--limit", "1M"], "--limit 1M is smaller than 4M"),
-    (["usemem", "--size", "6K"], "--size 6K is not a multiple of 4K"),
-    (["usemem", "--processes", "4", "--size", "64M", "--limit", "16M", "--swap-size", "64M"],
+    (["usemem", "--procs", "0"], "--procs 0 is outside 1..100000"),
+    (["usemem", "-s"], "unrecognized arguments: -s"),
+    (["usemem", "--iterations", "5"], "unrecognized arguments: --iterations 5"),
+    (["build", "--procs", "3"], "--procs applies to usemem, not build"),
+    (["usemem", "--limit", "1M"], "memory limit must be at least 4 MiB"),
+    (["usemem", "--size", "6K"], "--size 6K is not a non-zero multiple of 4K"),
+    (["usemem", "--policy", "linux-6.18"], "--policy is for the model only; the kernel harness runs this kernel"),
+    (["kbuild-v5", "--device", "ssd"],
+     "the kernel harness swaps to its own zram device; --device ssd is for the model only"),
+    (["usemem", "--procs", "4", "--size", "64M", "--limit", "16M", "--swap-size", "64M"],
      "--swap-size 64M cannot hold what the limit pushes out (4 x 64M - 16M); the workload would be OOM-killed"),
-    (["thp-swap-v1", "--limit", "16M"],
-     "--limit is an option of the reclaim workloads (usemem, pmbench, build), not of thp-swap-v1"),
+    (["usemem", "--cost", "/nonexistent/cost.json"], None),
 ])
 def test_bad_input_one_line_nothing_changed(cli, env, args, msg):
     before = snapshot()
     p = cli("kernel", "run", *args, env=env)
     assert p.returncode == 2, p.stderr
-    assert one_line(p) == f"swaplab kernel run: error: {msg}"
+    line = one_line(p)
+    assert line.startswith("swaplab kernel run: error: ")
+    if msg is not None:
+        assert line == f"swaplab kernel run: error: {msg}"
     assert p.stdout == ""
     assert not os.path.exists(env["SWAPLAB_STATE_DIR"])
     assert snapshot() == before
@@ -86,7 +89,7 @@ def test_bad_input_one_line_nothing_changed(cli, env, args, msg):
 
 def test_not_root_refused(cli, env):
     before = snapshot()
-    p = cli("kernel", "run", "usemem", env=dict(env, SWAPLAB_FAKE_NONROOT="1"))
+    p = cli("kernel", "run", "usemem", "--swap-size", "512M", env=dict(env, SWAPLAB_FAKE_NONROOT="1"))
     assert p.returncode == 2
     assert one_line(p).startswith("swaplab kernel run: error: needs root to create a zram device")
     assert not os.path.exists(env["SWAPLAB_STATE_DIR"])
@@ -97,7 +100,7 @@ def test_not_root_refused(cli, env):
 def test_no_memcg_refused(cli, env, tmp_path):
     _no_other_swap()
     before = snapshot()
-    p = cli("kernel", "run", "usemem", env=dict(env, SWAPLAB_MEMCG_ROOT=str(tmp_path)))
+    p = cli("kernel", "run", "usemem", "--swap-size", "512M", env=dict(env, SWAPLAB_MEMCG_ROOT=str(tmp_path)))
     assert p.returncode == 2
     assert one_line(p) == (f"swaplab kernel run: error: no cgroup v1 memory controller at {tmp_path} "
                            "(cgroup.procs is missing); the reclaim workloads need one")
@@ -159,6 +162,11 @@ def test_usemem_swaps_out_and_the_slots_agree(cli, env, machine, tmp_path):
     r = json.loads(out.read_text())
     assert r["schema"] == "swaplab.reclaim-result/1" and r["source"] == "kernel"
     assert r["params"]["nr_procs"] == 2 and r["params"]["limit_pages"] == 2048
+    # the model's parameters for the same options, field for field
+    from swaplab import reclaim as model
+    a = model.build_parser().parse_args(SMALL)
+    prm, _ = model.params_from_args(a)
+    assert r["params"] == prm
     c = r["counters"]
     pages = 2 * 2048
     assert [x["label"] for x in r["layouts"]] == ["exit", "exit"]
@@ -174,6 +182,10 @@ def test_usemem_swaps_out_and_the_slots_agree(cli, env, machine, tmp_path):
     assert r["kernel"]["memcg"]["max_usage_in_bytes"] <= 8 << 20
     assert r["kernel"]["memcg"]["oom_kill"] == 0
     assert r["time"]["sys_seconds"] > 0 and len(r["time"]["per_process"]) == 2
+    assert r["cost"]["measured_sys_seconds"] == r["time"]["sys_seconds"]
+    assert r["cost"]["predicted_sys_seconds"] > 0
+    assert r["sizes"]["64"]["swpout"] == c["sizes"]["64"]["swpout"]
+    assert r["pages"]["swapped_out"] == c["vmstat"]["pswpout"]
     import array
     v = array.array("Q", lay.read_bytes())
     slots = [x for x in v if x != 0xFFFFFFFFFFFFFFFF]

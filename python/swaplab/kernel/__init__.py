@@ -32,8 +32,6 @@ def add_parsers(sub) -> None:
     r.add_argument("--allow-other-swap", action="store_true",
                    help="run even while other swap is active (ours gets the highest priority)")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
-    from . import reclaim
-    reclaim.add_options(r)
     r.set_defaults(func=_cmd_run)
 
     c = ksub.add_parser("cleanup", help="restore the machine after a killed kernel run",
@@ -52,17 +50,7 @@ def _cmd_run(a) -> int:
     from .. import report
     from . import harness, machine
 
-    if a.workload in reclaim_workloads():
-        return _cmd_run_reclaim(a)
-    from .reclaim import RECLAIM_OPTS, SHARED_DEFAULTS
-    for k, v in SHARED_DEFAULTS.items():
-        if getattr(a, k) is None:
-            setattr(a, k, v)
     try:
-        for opt in RECLAIM_OPTS + ("phase_layouts",):
-            if getattr(a, opt) not in (None, False):
-                raise ParamError(f"--{opt.replace('_', '-')} is an option of the reclaim workloads "
-                                 f"({', '.join(reclaim_workloads())}), not of {a.workload}")
         wp = params_from_args(a.workload, a)
         if wp.migrate_every or wp.cpus != 1:
             raise ParamError("the kernel harness pins its task to one CPU; --cpus and --migrate-every "
@@ -89,17 +77,15 @@ def _cmd_run(a) -> int:
     return 0
 
 
-def reclaim_workloads() -> tuple:
-    from .reclaim import WORKLOADS
-    return WORKLOADS
-
-
-def _cmd_run_reclaim(a) -> int:
+def main_run_reclaim(argv: list) -> int:
+    """swaplab kernel run usemem|pmbench|build|PRESET [options]: the model's
+    reclaim options (swaplab run usemem --help) and the harness's."""
     from ..results import check_output_paths, save_outputs
     from . import machine, reclaim
 
+    a = reclaim.build_parser().parse_args(argv)
     try:
-        p = reclaim.params_from_args(a.workload, a)
+        p = reclaim.params_from_args(a, argv)
         check_output_paths(a.json, a.layout_dump)
         res, layout = reclaim.run_kernel(p)
     except ParamError as e:

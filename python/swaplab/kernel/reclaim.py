@@ -34,16 +34,6 @@ WORKLOADS = ("usemem", "pmbench", "build")
 PAGE = 4096
 MiB = 1 << 20
 RDRIVER = "swaplab-rdriver"
-# the options of `kernel run` that belong to the MADV_PAGEOUT workloads: a
-# reclaim workload refuses them when set (name, default)
-_PAGEOUT_ONLY = (("small_folios", False, "-s"), ("aligned_swapin", False, "-a"),
-                 ("iterations", "100", "--iterations"), ("rng", "default", "--rng"),
-                 ("region_a_size", None, "--region-a-size"),
-                 ("region_b_size", None, "--region-b-size"),
-                 ("region_offset", "0", "--region-offset"), ("migrate_every", "0", "--migrate-every"),
-                 ("device", "zram", "--device"), ("swap_prio", None, "--swap-prio"),
-                 ("add_swap", [], "--add-swap"),
-                 ("allow_other_swap", False, "--allow-other-swap"))
 # the vmstat counters a result keeps (their increases over the run)
 VMSTAT_KEYS = ("pswpin", "pswpout", "pgfault", "pgmajfault", "pgscan_direct", "pgsteal_direct",
                "pgscan_kswapd", "pgsteal_kswapd", "pgscan_anon", "pgsteal_anon", "pgactivate",
@@ -66,6 +56,7 @@ class ReclaimParams:
     stream: dict = field(default_factory=dict)
     cpu: int = 0                        # the first CPU: process slot k runs on cpu + k % nr_cpus
     phase_layouts: bool = False
+    cost: dict = field(default_factory=dict)  # ns per event (sl_cost_model's fields)
 
     @property
     def limit_bytes(self) -> int:
@@ -79,69 +70,80 @@ class ReclaimParams:
     def mthp_kb(self) -> list:
         return [4 << o for o in range(1, 32) if self.stream["mthp_mask"] >> o & 1]
 
-    def as_json(self) -> dict:
-        d = {"workload": self.workload, "preset": self.preset, "cpu": self.cpu,
-             "phase_layouts": self.phase_layouts}
-        d.update(self.stream)
-        d["mthp_sizes"] = [M.size_label(kb) for kb in self.mthp_kb]
-        return d
-
     def driver_args(self) -> list:
         s = self.stream
         out = ["--workload", s["workload"]]
         for k, opt in _STREAM_OPTS:
-            out += [opt, str(s[k])]
+            out += [opt, repr(s[k]) if isinstance(s[k], float) else str(s[k])]
         return out + ["--first-cpu", str(self.cpu)]
 
 
-# sl_rwl_params fields the driver takes as options (rstream.h); the others
-# come from the kind's defaults or the preset
+# sl_rwl_params fields and the driver's options for them (rstream.h): every
+# field is passed, so that the driver's parameters are exactly the model's
 _STREAM_OPTS = (("seed", "--seed"), ("limit_pages", "--limit-pages"), ("swap_bytes", "--swap-bytes"),
                 ("mthp_mask", "--mthp-mask"), ("chunk_pages", "--chunk-pages"), ("nr_cpus", "--nr-cpus"),
                 ("nr_procs", "--procs"), ("proc_pages", "--proc-pages"), ("reread_passes", "--reread"),
                 ("wss_pages", "--wss-pages"), ("accesses", "--accesses"), ("read_pct", "--read-pct"),
-                ("jobs", "--jobs"), ("generations", "--generations"))
+                ("dist", "--dist"), ("zipf_s", "--zipf-s"), ("jobs", "--jobs"),
+                ("generations", "--generations"), ("size_median_pages", "--size-median-pages"),
+                ("size_sigma", "--size-sigma"), ("size_min_pages", "--size-min-pages"),
+                ("size_max_pages", "--size-max-pages"), ("life_min_passes", "--life-min-passes"),
+                ("life_max_passes", "--life-max-passes"))
 
 
-def add_options(r) -> None:
-    """The reclaim workloads' options of `kernel run` (the others are shared)."""
-    g = r.add_argument_group("reclaim workloads (usemem, pmbench, build)")
-    g.add_argument("--preset", default=None,
-                   help="a published run scaled down (docs/workloads-reclaim.md), e.g. usemem-2024")
-    g.add_argument("--processes", default=None, help="usemem, pmbench: processes")
-    g.add_argument("--size", default=None, help="usemem: memory each process writes; pmbench: working set")
-    g.add_argument("--limit", default=None, help="the memory cgroup's limit (memory.limit_in_bytes)")
-    g.add_argument("--reread", default=None, help="usemem: read passes after the write")
-    g.add_argument("--accesses", default=None, help="pmbench: accesses per process")
-    g.add_argument("--read-pct", default=None, help="pmbench: percentage of reads")
-    g.add_argument("--jobs", default=None, help="build: make -j")
-    g.add_argument("--generations", default=None, help="build: processes per job slot")
-    g.add_argument("--chunk-pages", default=None,
-                   help="pages each process touches per turn of the stream (default 64)")
-    g.add_argument("--phase-layouts", action="store_true",
+def build_parser():
+    """The model's `swaplab run usemem|pmbench|build|PRESET` options
+    (swaplab/reclaim.py) and the harness's own."""
+    from .. import reclaim as model
+    p = model.build_parser()
+    p.prog = "swaplab kernel run"
+    p.description = ("Run a reclaim-driven workload (usemem, pmbench, build) or a preset on the live "
+                     "kernel: its own zram device, memory cgroup and mTHP knobs, restored afterwards. "
+                     "The options are the model's (swaplab run usemem --help); --policy, --check and "
+                     "--device other than zram are the model's only.")
+    p.add_argument("--cpu", default="0", help="the first CPU: process slot k runs on CPU + k %% cpus")
+    p.add_argument("--layout-dump", metavar="PATH",
+                   help="write the recorded slot layouts: one little-endian uint64 per page")
+    p.add_argument("--phase-layouts", action="store_true",
                    help="also record every process's slot layout at each phase marker")
-    # the shared options' defaults: None here, so that a reclaim workload
-    # takes its own (or its preset's) unless one is given
-    r.set_defaults(swap_size=None, mthp=None, cpus=None)
+    return p
 
 
-RECLAIM_OPTS = ("preset", "processes", "size", "limit", "reread", "accesses", "read_pct", "jobs",
-                "generations", "chunk_pages")
-SHARED_DEFAULTS = {"swap_size": "64M", "mthp": "64K", "cpus": "1"}
-
-
-def _parse_bytes(text: str, opt: str, lo: int) -> int:
-    b = parse_size(text, opt)
-    if b % PAGE:
-        raise ParamError(f"{opt} {shown(text)} is not a multiple of 4K")
-    if b < lo:
-        raise ParamError(f"{opt} {shown(text)} is smaller than {format_size(lo)}")
-    return b
+def params_from_args(a, argv: list) -> ReclaimParams:
+    """ReclaimParams from the arguments, through the model's own parsing; the
+    driver's resolution of the same parameters must agree. ParamError names
+    the problem."""
+    from .. import reclaim as model
+    for opt in ("--policy", "--check"):
+        if any(x == opt or x.startswith(opt + "=") for x in argv):
+            raise ParamError(f"{opt} is for the model only; the kernel harness runs this kernel")
+    if a.device not in (None, "zram"):
+        raise ParamError(f"the kernel harness swaps to its own zram device; --device {a.device} "
+                         "is for the model only")
+    prm, preset = model.params_from_args(a)
+    if a.mthp is not None and a.mthp.strip().lower() == "all":
+        raise ParamError("--mthp all: name the sizes (16K,32K,...,2M)")
+    args = ["--workload", prm["workload"]]
+    for k, opt in _STREAM_OPTS:
+        v = prm[k]
+        args += [opt, repr(v) if isinstance(v, float) else str(v)]
+    stream = resolve(args)
+    want = {k: prm[k] for k, _ in _STREAM_OPTS}
+    got = {k: stream[k] for k, _ in _STREAM_OPTS}
+    if got != want:
+        diff = [k for k in want if want[k] != got[k]]
+        raise M.HarnessError(f"the driver resolved {diff[0]} as {got[diff[0]]}, the model as {want[diff[0]]}")
+    p = ReclaimParams(workload=prm["workload"], preset=preset, stream=stream)
+    p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
+    p.phase_layouts = bool(a.phase_layouts)
+    cost = model.load_cost(a.cost)
+    p.cost = dict(_core.cost_default(), **(cost or {}))
+    return p
 
 
 def resolve(args: list) -> dict:
-    """The driver's --print-params: sl_rwl_params after defaults, preset and
-    options, validated by the generator. Changes nothing."""
+    """The driver's --print-params: sl_rwl_params after the kind's defaults
+    and the options, validated by the generator. Changes nothing."""
     drv = M.driver_path(RDRIVER)
     if not os.access(drv, os.X_OK):
         raise M.HarnessRefused(f"the reclaim driver {drv} is missing; reinstall swaplab (pip install .)")
@@ -151,65 +153,6 @@ def resolve(args: list) -> dict:
         msg = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
         raise ParamError(msg.removeprefix("swaplab-rdriver: "))
     return json.loads(r.stdout)
-
-
-def params_from_args(workload: str, a) -> ReclaimParams:
-    """ReclaimParams from `kernel run` arguments; ParamError names the problem."""
-    if workload not in WORKLOADS:
-        raise ParamError(f"unknown reclaim workload '{shown(workload)}' (known: {', '.join(WORKLOADS)})")
-    for name, default, opt in _PAGEOUT_ONLY:
-        if getattr(a, name, default) != default:
-            raise ParamError(f"{opt} is not an option of the reclaim workload {workload}")
-    args = ["--workload", workload]
-    if a.preset is not None:
-        args = ["--preset", a.preset]
-    def num(opt, v, lo, hi):
-        return str(parse_count(v, opt, lo, hi))
-    if a.seed != "1":
-        args += ["--seed", num("--seed", a.seed, 0, 2**63 - 1)]
-    if a.swap_size is not None:
-        args += ["--swap-bytes", str(check_swap_size(parse_size(a.swap_size, "--swap-size"), a.swap_size))]
-    if a.mthp is not None:
-        if a.mthp in ("4K", "none"):
-            kbs = []
-        elif a.mthp == "all":
-            kbs = [kb for kb in M.offered_sizes() if 16 <= kb <= 2048]
-        else:
-            kbs = parse_mthp(a.mthp)
-        args += ["--mthp-mask", str(sum(1 << size_to_order(kb) for kb in kbs))]
-    if a.cpus is not None:
-        args += ["--nr-cpus", num("--cpus", a.cpus, 1, 4096)]
-    if a.limit is not None:
-        args += ["--limit-pages", str(_parse_bytes(a.limit, "--limit", 4 * MiB) // PAGE)]
-    only = {"usemem": ("processes", "size", "reread"), "pmbench": ("processes", "size", "accesses", "read_pct"),
-            "build": ("jobs", "generations")}
-    for name in ("processes", "size", "reread", "accesses", "read_pct", "jobs", "generations"):
-        if getattr(a, name) is not None and name not in only[workload]:
-            raise ParamError(f"--{name.replace('_', '-')} is not an option of the reclaim workload {workload}")
-    if a.processes is not None:
-        args += ["--procs", num("--processes", a.processes, 1, 100000)]
-    if a.size is not None:
-        pages = _parse_bytes(a.size, "--size", PAGE) // PAGE
-        args += ["--proc-pages" if workload == "usemem" else "--wss-pages", str(pages)]
-    if a.reread is not None:
-        args += ["--reread", num("--reread", a.reread, 0, 1000)]
-    if a.accesses is not None:
-        args += ["--accesses", num("--accesses", a.accesses, 0, 2**40)]
-    if a.read_pct is not None:
-        args += ["--read-pct", num("--read-pct", a.read_pct, 0, 100)]
-    if a.jobs is not None:
-        args += ["--jobs", num("--jobs", a.jobs, 1, 4096)]
-    if a.generations is not None:
-        args += ["--generations", num("--generations", a.generations, 1, 100000)]
-    if a.chunk_pages is not None:
-        args += ["--chunk-pages", num("--chunk-pages", a.chunk_pages, 1, 1 << 20)]
-    stream = resolve(args)
-    if stream["workload"] != workload:
-        raise ParamError(f"--preset {shown(a.preset)} is a {stream['workload']} preset, not {workload}")
-    p = ReclaimParams(workload=workload, preset=a.preset, stream=stream)
-    p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
-    p.phase_layouts = bool(a.phase_layouts)
-    return p
 
 
 def check_sizes(p: ReclaimParams) -> None:
@@ -398,6 +341,50 @@ def slot_stats(layout: bytes, recs: list) -> dict:
     return out
 
 
+def model_view(p: ReclaimParams, total: dict, raw: dict, memcg: dict | None) -> dict:
+    """The fields the model's result has (swaplab/reclaim.py build_result),
+    from the kernel's counters: per size (4 = order 0) swpout,
+    swpout_fallback, fallback_pct, swpin, faults, charge_fallback; reclaim;
+    pages. Large-folio faults are anon_fault_alloc (system-wide, F8);
+    order-0 faults the workload's minor faults (wait4) less those."""
+    sizes = {}
+    large_faults = sum(d.get("anon_fault_alloc", 0) for d in total["sizes"].values())
+    minflt = sum(x["minflt"] for x in raw["procs"])
+    o0 = total["order0"]
+    sizes["4"] = {"swpout": o0["swpout"], "swpout_fallback": 0, "fallback_pct": 0.0, "swpin": o0["swpin"],
+                  "faults": max(minflt - large_faults, 0), "charge_fallback": 0}
+    for kb, d in total["sizes"].items():
+        sizes[kb] = {"swpout": d.get("swpout", 0), "swpout_fallback": d.get("swpout_fallback", 0),
+                     "fallback_pct": fallback_pct(d.get("swpout", 0), d.get("swpout_fallback", 0)),
+                     "swpin": d.get("swpin", 0), "faults": d.get("anon_fault_alloc", 0),
+                     "charge_fallback": d.get("anon_fault_fallback_charge", 0)}
+    vm = total["vmstat"]
+    memcg = memcg or {}
+    reclaim = {"direct_reclaim": None, "pgscan": vm.get("pgscan_anon"), "pgsteal": vm.get("pgsteal_anon"),
+               "pgactivate": vm.get("pgactivate"), "pgdeactivate": vm.get("pgdeactivate"),
+               "pgrefill": vm.get("pgrefill"), "oom": memcg.get("oom_kill"),
+               "max_usage": memcg["max_usage_in_bytes"] // PAGE if "max_usage_in_bytes" in memcg else None,
+               "swap_peak": None}
+    fault_pages = sizes["4"]["faults"] + sum(v["faults"] * int(kb) // 4 for kb, v in sizes.items() if kb != "4")
+    pages = {"faulted": fault_pages, "swapped_out": vm.get("pswpout", 0), "swapped_in": vm.get("pswpin", 0)}
+    return {"sizes": sizes, "reclaim": reclaim, "pages": pages}
+
+
+def predict_sys(cost: dict, view: dict) -> float:
+    """The cost model's system time for the kernel's own counts (as the
+    model's sl_cost_predict does for its counts)."""
+    ns = 0.0
+    for d in view["sizes"].values():
+        ns += cost["fault_folio"] * d["faults"] + cost["swpout_folio"] * d["swpout"]
+        ns += cost["swpin_folio"] * d["swpin"] + cost["split"] * d["swpout_fallback"]
+    pg = view["pages"]
+    ns += cost["fault_page"] * pg["faulted"] + cost["swpout_page"] * pg["swapped_out"]
+    ns += cost["swpin_page"] * pg["swapped_in"]
+    r = view["reclaim"]
+    ns += cost["scan_page"] * ((r["pgscan"] or 0) + (r["pgrefill"] or 0))
+    return ns * 1e-9
+
+
 def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None = None) -> dict:
     snaps = raw["snapshots"]
     total = counter_delta(snaps[0], snaps[-1], p.mthp_kb)
@@ -415,16 +402,26 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         layouts.append({k: r[k] for k in ("label", "phase", "proc", "region", "npages", "first",
                                           "swapped", "present")} | {"distinct_slots": s["distinct"]})
     at_exit = [x for x in layouts if x["label"] == "exit"]
+    memcg = (extra or {}).get("kernel", {}).get("memcg")
+    view = model_view(p, total, raw, memcg)
+    params = dict(p.stream)
+    params["device"] = "zram"
     res = {
         "schema": SCHEMA,
         "swaplab_version": __version__,
         "source": "kernel",
         "policy": f"kernel-{platform.uname().release}",
         "workload": p.workload,
-        "params": p.as_json(),
+        "preset": p.preset,
+        "params": params,
+        "harness": {"cpu": p.cpu, "phase_layouts": p.phase_layouts,
+                    "mthp_sizes": [M.size_label(kb) for kb in p.mthp_kb]},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(),
-        "sizes_kb": list(p.mthp_kb),
+        **view,
+        "processes": raw["nprocs"],
+        "cost": {"model": p.cost, "predicted_sys_seconds": round(predict_sys(p.cost, view), 6),
+                 "measured_sys_seconds": raw["sys_seconds"]},
         "counters": total,
         "phases": phases,
         "time": {"user_seconds": raw["user_seconds"], "sys_seconds": raw["sys_seconds"],
@@ -433,6 +430,7 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "layout": {"npages": len(layout) // 8, "hash": format_hash(_core.layout_hash(layout)),
                    "swapped_at_exit": sum(x["swapped"] for x in at_exit),
                    "present_at_exit": sum(x["present"] for x in at_exit)},
+        "seconds": raw["wall_seconds"],
     }
     if extra:
         res.update(extra)
@@ -447,9 +445,10 @@ def print_run(res: dict, out=None) -> None:
     what = {"usemem": lambda: f"{p['nr_procs']} x {format_size(p['proc_pages'] * PAGE)}, reread {p['reread_passes']}",
             "pmbench": lambda: f"{p['nr_procs']} x {format_size(p['wss_pages'] * PAGE)}, {p['accesses']} accesses",
             "build": lambda: f"-j{p['jobs']}, {p['generations']} generations"}[res["workload"]]()
-    print(f"# kernel {res['policy'][7:]}: {res['workload']}{' (' + p['preset'] + ')' if p['preset'] else ''}"
+    sizes = res["harness"]["mthp_sizes"]
+    print(f"# kernel {res['policy'][7:]}: {res['workload']}{' (' + res['preset'] + ')' if res['preset'] else ''}"
           f" {what} in a {format_size(p['limit_pages'] * PAGE)} memcg, {format_size(p['swap_bytes'])} zram, "
-          f"mTHP {','.join(p['mthp_sizes']) or '4K only'}, seed {p['seed']}", file=out)
+          f"mTHP {','.join(sizes) or '4K only'}, seed {p['seed']}", file=out)
     print(f"{'size':>6} {'swpout':>9} {'fallback':>9} {'fb%':>7} {'swpin':>9} {'faults':>9}", file=out)
     for kb, d in c["sizes"].items():
         print(f"{M.size_label(int(kb)):>6} {d.get('swpout', 0):>9} {d.get('swpout_fallback', 0):>9} "
@@ -459,3 +458,5 @@ def print_run(res: dict, out=None) -> None:
     print(f"pswpout {c['vmstat'].get('pswpout', 0)}  pswpin {c['vmstat'].get('pswpin', 0)}  "
           f"swapped at exit {res['layout']['swapped_at_exit']}  user {t['user_seconds']:.3f}s  "
           f"sys {t['sys_seconds']:.3f}s  wall {t['wall_seconds']:.3f}s", file=out)
+    print(f"predicted system time {res['cost']['predicted_sys_seconds']:.3f} s ({res['cost']['model']['name']})",
+          file=out)

@@ -57,6 +57,15 @@ static inline int rd_set_option(rd_params *p, const char *opt, const char *v, ch
 		{ "--read-pct", offsetof(rd_params, read_pct), 32 },
 		{ "--jobs", offsetof(rd_params, jobs), 32 },
 		{ "--generations", offsetof(rd_params, generations), 32 },
+		{ "--size-median-pages", offsetof(rd_params, size_median_pages), 64 },
+		{ "--size-min-pages", offsetof(rd_params, size_min_pages), 64 },
+		{ "--size-max-pages", offsetof(rd_params, size_max_pages), 64 },
+		{ "--life-min-passes", offsetof(rd_params, life_min_passes), 32 },
+		{ "--life-max-passes", offsetof(rd_params, life_max_passes), 32 },
+	};
+	static const struct { const char *opt; size_t off; } dbl[] = {
+		{ "--zipf-s", offsetof(rd_params, zipf_s) },
+		{ "--size-sigma", offsetof(rd_params, size_sigma) },
 	};
 	uint64_t x;
 
@@ -91,6 +100,29 @@ static inline int rd_set_option(rd_params *p, const char *opt, const char *v, ch
 			*(uint64_t *)((char *)p + u[i].off) = x;
 		else
 			*(uint32_t *)((char *)p + u[i].off) = (uint32_t)x;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(dbl) / sizeof(dbl[0]); i++) {
+		char *end;
+		double d;
+
+		if (strcmp(opt, dbl[i].opt))
+			continue;
+		errno = 0;
+		d = strtod(v, &end);
+		if (!*v || *end || errno || !(d >= 0)) {
+			snprintf(msg, len, "%s '%s' is not a non-negative number", opt, v);
+			return -1;
+		}
+		*(double *)((char *)p + dbl[i].off) = d;
+		return 1;
+	}
+	if (!strcmp(opt, "--dist")) {
+		if (strcmp(v, "0") && strcmp(v, "1")) {
+			snprintf(msg, len, "--dist '%s' is not 0 (uniform) or 1 (zipf)", v);
+			return -1;
+		}
+		p->dist = v[0] - '0';
 		return 1;
 	}
 	if (!strcmp(opt, "--nr-cpus")) {
