@@ -63,3 +63,31 @@ def test_committed_calibration_is_consistent():
         assert m["sys_seconds"] == e["sys_seconds"]
         pred = sum(cal["coefficients"][f] * e["features"][f] for f in C.FEATURES)
         assert e["predicted_sys_seconds"] == pytest.approx(pred, abs=1e-6)
+
+
+# ------------------------------------------------ model vs kernel summary
+
+def _res(sizes, sys_pred, sys_meas=None):
+    r = {"sizes": {kb: dict(zip(("swpout", "swpin", "swpout_fallback", "fallback_pct"), v))
+                   for kb, v in sizes.items()},
+         "cost": {"predicted_sys_seconds": sys_pred}}
+    if sys_meas is not None:
+        r["time"] = {"sys_seconds": sys_meas}
+    return r
+
+
+def test_agreement_summary_and_targets():
+    from swaplab.kernel import agree as A
+    pairs = [(_res({"4": (100, 50, 0, 0.0), "64": (10, 4, 0, 0.0)}, 1.0),
+              _res({"4": (104, 50, 0, 0.0), "64": (10, 5, 1, 9.0)}, 0.2, 1.1)),
+             (_res({"4": (100, 50, 0, 0.0), "64": (10, 4, 0, 0.0)}, 1.0),
+              _res({"4": (96, 50, 0, 0.0), "64": (10, 5, 1, 9.0)}, 0.2, 0.9))]
+    s = A.summarize(pairs)
+    assert s["sizes"]["4"]["swpout"] == {"model": 100, "kernel": 100, "rel": 0.0}
+    assert s["sizes"]["64"]["swpin"]["rel"] == pytest.approx(-0.2)
+    assert s["sizes"]["64"]["fallback_pct"]["diff_pp"] == pytest.approx(-9.0)
+    assert s["sys_seconds"]["model_predicted"] == 1.0 and s["sys_seconds"]["kernel_measured"] == 1.0
+    assert A.verdict(s) == {"swpout": True, "fallback": False, "swpin": False, "sys": True}
+    # the kernel swapped nothing where the model did: not agreement
+    pairs0 = [(_res({"4": (100, 0, 0, 0.0)}, 1.0), _res({"4": (0, 0, 0, 0.0)}, 0.0, 1.0))]
+    assert A.verdict(A.summarize(pairs0))["swpout"] is False

@@ -238,3 +238,18 @@ def test_kill9_then_cleanup_removes_the_memcg(cli, env, machine):
     assert c.stdout.strip() == (f"restored the machine from {path}: zram{st['zram_id']}, "
                                 f"memory cgroup {name}, {nknobs} mTHP knobs")
     assert our_memcgs() == []
+
+
+@needs_reclaim
+def test_oom_kill_is_an_error_and_the_machine_is_restored(cli, env, machine):
+    """16M written in a 4M memory cgroup with 4M of swap cannot fit: the
+    cgroup's OOM killer takes the process; the run says so (exit 1) and
+    leaves nothing behind."""
+    _no_other_swap()
+    p = cli("kernel", "run", "pmbench", "--procs", "1", "--cpus", "1", "--wss", "16M", "--limit", "4M",
+            "--swap-size", "4M", "--accesses", "100", "--mthp", "none", "-q", env=env)
+    assert p.returncode == 1, p.stderr
+    assert one_line(p).startswith("swaplab kernel run: error: the reclaim driver failed (exit 1): "
+                                  "swaplab-rdriver: process 0 (pid ")
+    assert "was killed by signal 9 (the memory cgroup's OOM killer?" in p.stderr
+    assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))

@@ -165,7 +165,8 @@ static ssize_t read_small(const char *path, char *out, size_t len)
 	return n;
 }
 
-static void write_all(int fd, const void *p, size_t n, const char *what)
+/* 0, or -1 when the reader is gone (EPIPE: SIGPIPE is ignored). */
+static int write_all(int fd, const void *p, size_t n, const char *what)
 {
 	const char *c = p;
 
@@ -173,11 +174,14 @@ static void write_all(int fd, const void *p, size_t n, const char *what)
 		ssize_t w = write(fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EPIPE)
+			return -1;
 		if (w <= 0)
 			die(1, "%s: %s", what, strerror(errno));
 		c += w;
 		n -= (size_t)w;
 	}
+	return 0;
 }
 
 /* 0 on success, -1 at end of file. */
@@ -291,6 +295,8 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 
 /* ------------------------------------------------------------ the parent */
 
+static void child_died(drv *d, uint32_t proc) __attribute__((noreturn));
+
 static void send_cmd(drv *d, uint32_t proc, uint32_t what, const rd_op *op)
 {
 	cmd c;
@@ -299,7 +305,8 @@ static void send_cmd(drv *d, uint32_t proc, uint32_t what, const rd_op *op)
 	c.what = what;
 	if (op)
 		c.op = *op;
-	write_all(d->ch[proc].cmd_fd, &c, sizeof(c), "send an operation to a process");
+	if (write_all(d->ch[proc].cmd_fd, &c, sizeof(c), "send an operation to a process"))
+		child_died(d, proc);       /* its end of the pipe is gone: it died */
 }
 
 static void child_died(drv *d, uint32_t proc)
@@ -631,6 +638,9 @@ int main(int argc, char **argv)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (d.parent_pid && getppid() != d.parent_pid)
 		die(1, "the harness is gone");
+	/* a child that dies (an OOM kill) closes its pipe: a write then fails
+	 * with EPIPE and the driver says which child died and how */
+	signal(SIGPIPE, SIG_IGN);
 	{
 		sigset_t s;
 		sigemptyset(&s);
