@@ -253,3 +253,27 @@ def test_oom_kill_is_an_error_and_the_machine_is_restored(cli, env, machine):
                                   "swaplab-rdriver: process 0 (pid ")
     assert "was killed by signal 9 (the memory cgroup's OOM killer?" in p.stderr
     assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
+
+
+@needs_reclaim
+def test_phase_layouts_and_counters_per_phase(cli, env, machine, tmp_path):
+    """--phase-layouts: every running process's layout at each PHASE marker
+    (SETUP before the write: nothing mapped is touched yet; RUN after it:
+    the limit has pushed pages out), then at exit; the phases' swap-outs add
+    up to the run's."""
+    _no_other_swap()
+    out = tmp_path / "r.json"
+    p = cli("kernel", "run", *SMALL[:-3], "--reread", "1", "--phase-layouts", "-q", "--json", str(out), env=env)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    labels = [(x["label"], x["phase"], x["proc"]) for x in r["layouts"]]
+    assert labels == [("phase", 0, 0), ("phase", 0, 1), ("phase", 1, 0), ("phase", 1, 1),
+                      ("exit", -1, 0), ("exit", -1, 1)]
+    setup = [x for x in r["layouts"] if x["phase"] == 0]
+    assert all(x["swapped"] == 0 and x["present"] == 0 for x in setup)
+    run = [x for x in r["layouts"] if x["phase"] == 1]
+    assert sum(x["swapped"] for x in run) >= 2 * 2048 - 2048 - 64
+    assert all(x["present"] + x["swapped"] == 2048 for x in run)
+    assert [ph["until"] for ph in r["phases"]] == ["phase 0", "phase 1", "end"]
+    assert sum(ph["vmstat"]["pswpout"] for ph in r["phases"]) == r["counters"]["vmstat"]["pswpout"]
+    assert r["phases"][0]["vmstat"]["pswpout"] == 0
