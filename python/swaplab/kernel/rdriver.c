@@ -19,8 +19,11 @@
  *   - before each EXIT the child's pagemap is read (its slot layout at exit),
  *     then the child exits and its user and system time are collected
  *     (wait4).
- * The children run concurrently, each on its CPU: the interleaving of their
- * operations is the kernel's.
+ * The children run concurrently, each on its CPU, but within a window of the
+ * stream's order: each TOUCH and MUNMAP is acknowledged when done, and at
+ * most --window of them (default 2 per CPU) are in flight, so no process runs
+ * ahead of the others by more than that; within the window the interleaving
+ * is the kernel's.
  *
  * Counter snapshots hold every line of /proc/vmstat and every file of every
  * hugepages-*kB/stats directory: the harness takes the differences.
@@ -77,6 +80,7 @@ typedef struct child {
 	pid_t pid;
 	int cmd_fd, ack_fd;
 	int running;
+	uint32_t outstanding;    /* TOUCH / MUNMAP sent, their 'T' not read yet */
 	uint64_t base[RD_MAX_REGIONS];
 	uint64_t npages[RD_MAX_REGIONS];
 	double utime, stime;
@@ -94,6 +98,9 @@ typedef struct drv {
 	const char *json_path, *layout_path;
 	int phase_layouts;
 	uint32_t first_cpu;      /* added to every START's CPU */
+	uint32_t window;         /* at most this many TOUCH / MUNMAP in flight */
+	uint32_t *fifo;          /* the processes of the ops in flight, oldest first */
+	uint32_t fifo_head, fifo_len, fifo_cap;
 	pid_t parent_pid;
 	child *ch;
 	uint32_t nch;
@@ -277,6 +284,8 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 					s ^= p[i * PAGE];
 				(void)s;
 			}
+			if (write(ack_fd, "T", 1) != 1)
+				_exit(8);
 			break;
 		}
 		case RD_OP_MUNMAP:
@@ -284,6 +293,8 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 				munmap(base[op->region], npages[op->region] * PAGE);
 			base[op->region] = NULL;
 			npages[op->region] = 0;
+			if (write(ack_fd, "T", 1) != 1)
+				_exit(8);
 			break;
 		case RD_OP_EXIT:
 			_exit(0);
@@ -330,6 +341,40 @@ static void sync_child(drv *d, uint32_t proc)
 	send_cmd(d, proc, CMD_SYNC, NULL);
 	if (read_all(d->ch[proc].ack_fd, &ok, 1) || ok != 'S')
 		child_died(d, proc);
+}
+
+/* Waits for the oldest operation in flight, whichever process runs it. */
+static void drain_one(drv *d)
+{
+	uint32_t q = d->fifo[d->fifo_head];
+	char ok;
+
+	d->fifo_head = (d->fifo_head + 1) % d->fifo_cap;
+	d->fifo_len--;
+	if (read_all(d->ch[q].ack_fd, &ok, 1) || ok != 'T')
+		child_died(d, q);
+	d->ch[q].outstanding--;
+}
+
+/* Waits until proc has finished everything it was sent (and every older
+ * operation of the others). */
+static void drain_proc(drv *d, uint32_t proc)
+{
+	while (d->ch[proc].outstanding)
+		drain_one(d);
+}
+
+/* Sends a TOUCH or MUNMAP, keeping at most d->window in flight: the
+ * processes run concurrently, but none runs more than the window ahead of
+ * the stream's order (an unbounded lead lets one process finish and exit
+ * while another has most of its work left, which the stream never does). */
+static void send_tracked(drv *d, uint32_t proc, const rd_op *op)
+{
+	while (d->fifo_len >= d->window)
+		drain_one(d);
+	send_cmd(d, proc, CMD_OP, op);
+	d->fifo[(d->fifo_head + d->fifo_len++) % d->fifo_cap] = proc;
+	d->ch[proc].outstanding++;
 }
 
 static void snapshot(drv *d, const char *label, int phase)
@@ -479,6 +524,7 @@ static void exit_child(drv *d, uint32_t proc, const rd_op *op)
 	struct rusage ru;
 	int status;
 
+	drain_proc(d, proc);
 	sync_child(d, proc);
 	record_layout(d, proc, "exit", -1);
 	send_cmd(d, proc, CMD_OP, op);
@@ -514,6 +560,7 @@ static int emit(void *ctx, const rd_op *op)
 		uint64_t a;
 		if (op->region >= RD_MAX_REGIONS)
 			die(1, "region %u out of range", op->region);
+		drain_proc(d, op->proc);
 		send_cmd(d, op->proc, CMD_OP, op);
 		if (read_all(c->ack_fd, &a, sizeof(a)))
 			child_died(d, op->proc);
@@ -522,16 +569,18 @@ static int emit(void *ctx, const rd_op *op)
 		break;
 	}
 	case RD_OP_TOUCH:
-		send_cmd(d, op->proc, CMD_OP, op);
+		send_tracked(d, op->proc, op);
 		break;
 	case RD_OP_MUNMAP:
-		send_cmd(d, op->proc, CMD_OP, op);
+		send_tracked(d, op->proc, op);
 		d->ch[op->proc].npages[op->region] = 0;
 		break;
 	case RD_OP_EXIT:
 		exit_child(d, op->proc, op);
 		break;
 	case RD_OP_PHASE:
+		while (d->fifo_len)
+			drain_one(d);
 		for (uint32_t p = 0; p < d->nch; p++)
 			if (d->ch[p].running)
 				sync_child(d, p);
@@ -580,7 +629,8 @@ static void write_json(drv *d, double wall)
 static void usage(void)
 {
 	fputs("usage: swaplab-rdriver --cgroup DIR --json PATH --layout PATH [--sysfs-root DIR]\n"
-	      "       [--parent-pid PID] [--first-cpu C] [--phase-layouts] STREAM-OPTIONS (rstream.h)\n"
+	      "       [--parent-pid PID] [--first-cpu C] [--window N] [--phase-layouts]\n"
+	      "       STREAM-OPTIONS (rstream.h)\n"
 	      "       swaplab-rdriver --print-params STREAM-OPTIONS\n", stderr);
 	exit(2);
 }
@@ -621,6 +671,8 @@ int main(int argc, char **argv)
 			d.parent_pid = (pid_t)atoi(v);
 		else if (!strcmp(a, "--first-cpu"))
 			d.first_cpu = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--window"))
+			d.window = (uint32_t)atoi(v);
 		else if ((r = rd_set_option(&p, a, v, msg, sizeof(msg))) < 0)
 			die(2, "%s", msg);
 		else if (r == 0)
@@ -648,6 +700,12 @@ int main(int argc, char **argv)
 		sigaddset(&s, SIGTERM);
 		sigprocmask(SIG_UNBLOCK, &s, NULL);
 	}
+	if (!d.window)                 /* two operations per CPU in flight */
+		d.window = 2 * (uint32_t)(p.nr_cpus > 0 ? p.nr_cpus : 1);
+	d.fifo_cap = d.window + 1;
+	d.fifo = calloc(d.fifo_cap, sizeof(*d.fifo));
+	if (!d.fifo)
+		die(1, "out of memory");
 	d.layout = fopen(d.layout_path, "wb");
 	if (!d.layout)
 		die(1, "cannot write %s: %s", d.layout_path, strerror(errno));

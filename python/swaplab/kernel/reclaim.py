@@ -23,8 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from .. import __version__, _core
-from ..params import (ParamError, check_swap_size, format_size, parse_count, parse_mthp, parse_size,
-                      size_to_order, shown)
+from ..params import ParamError, format_size, parse_count
 from ..results import fallback_pct, format_hash, machine_info
 from . import machine as M
 from .harness import Signalled, _SIGNALS, _block, _handler, _unblock
