@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -26,7 +25,7 @@ from .. import __version__, _core
 from ..params import ParamError, format_size, parse_count
 from ..results import fallback_pct, format_hash, machine_info
 from . import machine as M
-from .harness import Signalled, _SIGNALS, _block, _handler, _unblock
+from .harness import Signalled, drive  # noqa: F401 (Signalled: for callers)
 
 SCHEMA = "swaplab.reclaim-result/1"
 WORKLOADS = ("usemem", "pmbench", "build")
@@ -237,64 +236,30 @@ def run_kernel(p: ReclaimParams, tools: dict | None = None) -> tuple[dict, bytes
     tmp = tempfile.mkdtemp(prefix="swaplab-reclaim-")
     out_json = os.path.join(tmp, "raw.json")
     out_layout = os.path.join(tmp, "layout.bin")
-    old_handlers = {s: signal.signal(s, _handler) for s in _SIGNALS}
-    proc = None
-    failure = signalled = None
-    raw = layout = memcg_stats = None
     t0 = time.monotonic()
-    _block()
-    try:
-        state.save()
+    info = {}
+
+    def prepare():
         sess.create_zram(p.swap_bytes, _core.PRIO_MAX)
-        zram = sess.zram_info()
-        before, during = sess.set_knobs(p.mthp_kb)
-        cg = sess.create_memcg(p.limit_bytes)
-        argv = [tools["rdriver"], "--cgroup", cg, "--json", out_json, "--layout", out_layout,
-                "--sysfs-root", M.sysfs_root(), "--parent-pid", str(os.getpid())] + p.driver_args()
-        if p.phase_layouts:
-            argv.append("--phase-layouts")
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
-        state.data["driver_pid"] = proc.pid
-        state.save()
-        _unblock()
-        _, err = proc.communicate()
-        _block()
-        if proc.returncode in (-signal.SIGINT, -signal.SIGTERM):
-            raise Signalled(-proc.returncode)
-        memcg_stats = _memcg_read(cg)
-        if proc.returncode:
-            lines = (err or "").strip().splitlines()
-            raise M.HarnessError(f"the reclaim driver failed (exit {proc.returncode})"
-                                 + (f": {lines[-1]}" if lines else ""))
+        info["zram"] = sess.zram_info()
+        info["before"], info["during"] = sess.set_knobs(p.mthp_kb)
+        info["cg"] = sess.create_memcg(p.limit_bytes)
+        return [tools["rdriver"], "--cgroup", info["cg"], "--json", out_json, "--layout", out_layout,
+                "--sysfs-root", M.sysfs_root(), "--parent-pid", str(os.getpid())] + p.driver_args() + \
+            (["--phase-layouts"] if p.phase_layouts else [])
+
+    def collect():
+        memcg = _memcg_read(info["cg"])       # before restore removes the cgroup
         with open(out_json) as f:
             raw = json.load(f)
         with open(out_layout, "rb") as f:
-            layout = f.read()
-    except Signalled as e:
-        signalled = e
-    except M.HarnessError as e:
-        failure = e
-    except OSError as e:
-        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        failure = M.HarnessError(f"{where}{e.strerror or e}")
+            return raw, f.read(), memcg
+
+    try:
+        raw, layout, memcg_stats = drive(state, tools, prepare, collect, "reclaim driver")
     finally:
-        _block()
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        problems = M.restore(state, tools)
-        for s, h in old_handlers.items():
-            signal.signal(s, h)
-        _unblock()
         shutil.rmtree(tmp, ignore_errors=True)
-    if problems:
-        raise M.HarnessError("could not restore everything (" + "; ".join(problems) +
-                             f"); the state file {state.path} is kept: run 'swaplab kernel cleanup'")
-    if signalled is not None:
-        raise signalled
-    if failure is not None:
-        raise failure
+    before, during, zram = info["before"], info["during"], info["zram"]
     res = build_result(p, raw, layout, extra={"kernel": {
         "release": platform.uname().release, "version": platform.uname().version,
         "knobs_before": {str(k): v for k, v in sorted(before.items())},
