@@ -59,6 +59,9 @@
 
 #include "rstream.h"
 
+#define DRV_NAME "swaplab-rdriver"
+#include "drvutil.h"
+
 #define PAGE 4096u
 #define ALIGN_2M (UINT64_C(2) << 20)
 #define PM_SWAPPED (UINT64_C(1) << 62)
@@ -113,27 +116,6 @@ typedef struct drv {
 	int exited;
 } drv;
 
-static void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("swaplab-rdriver: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void bputs(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void bputs(buf *b, const char *fmt, ...)
 {
@@ -155,21 +137,6 @@ static void bputs(buf *b, const char *fmt, ...)
 		if (!b->s)
 			die(1, "out of memory");
 	}
-}
-
-static ssize_t read_small(const char *path, char *out, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	out[n] = 0;
-	return n;
 }
 
 /* 0, or -1 when the reader is gone (EPIPE: SIGPIPE is ignored). */
