@@ -220,6 +220,10 @@ def main(argv=None) -> int:
     if len(args) > 1 and args[0] == "run" and reclaim.is_reclaim_name(args[1]):
         # a reclaim workload or preset: its own options (swaplab run usemem --help)
         a = argparse.Namespace(command="run", func=lambda _a: reclaim.main_run(args[1:]))
+    elif len(args) > 2 and args[:2] == ["kernel", "run"] and reclaim.is_reclaim_name(args[2]):
+        # the same on the live kernel (docs/kernel-harness.md, "Reclaim workloads")
+        from .kernel import main_run_reclaim
+        a = argparse.Namespace(command="kernel run", func=lambda _a: main_run_reclaim(args[2:]))
     else:
         a = parser.parse_args(argv)
     if a.command is None:

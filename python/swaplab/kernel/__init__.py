@@ -45,21 +45,15 @@ def _fail(cmd: str, msg: str, code: int) -> int:
     return code
 
 
-def _cmd_run(a) -> int:
-    from ..results import check_output_paths, save_outputs
-    from .. import report
+def _run_reported(run, a, print_run) -> int:
+    """Runs run() -> (result, layout) (which checks the output paths after
+    the parameters) with the errors every kernel run reports the same way; prints and writes the outputs. Returns the exit
+    status, or None with the result in a.result."""
+    from ..results import save_outputs
     from . import harness, machine
 
     try:
-        wp = params_from_args(a.workload, a)
-        if wp.migrate_every or wp.cpus != 1:
-            raise ParamError("the kernel harness pins its task to one CPU; --cpus and --migrate-every "
-                             "are for the model only")
-        if wp.device != "zram":
-            raise ParamError(f"the kernel harness swaps to its own zram device; --device {wp.device} "
-                             "is for the model only")
-        check_output_paths(a.json, a.layout_dump)
-        res, layout = harness.run_kernel(wp, allow_other_swap=a.allow_other_swap)
+        res, layout = run()
     except ParamError as e:
         return _fail("run", str(e), EXIT_BAD_INPUT)
     except machine.HarnessError as e:
@@ -68,13 +62,52 @@ def _cmd_run(a) -> int:
         sys.stderr.write(f"swaplab kernel run: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
     if not a.quiet and a.json != "-":
-        report.print_run(res)
+        print_run(res)
     save_outputs(res, layout, a.json, a.layout_dump)
-    if res.get("first_other_pages_iteration"):
-        sys.stderr.write(f"swaplab kernel run: warning: from iteration {res['first_other_pages_iteration']} "
+    a.result = res
+    return None
+
+
+def _cmd_run(a) -> int:
+    from .. import report
+    from ..results import check_output_paths
+    from . import harness
+
+    def run():
+        wp = params_from_args(a.workload, a)
+        if wp.migrate_every or wp.cpus != 1:
+            raise ParamError("the kernel harness pins its task to one CPU; --cpus and --migrate-every "
+                             "are for the model only")
+        if wp.device != "zram":
+            raise ParamError(f"the kernel harness swaps to its own zram device; --device {wp.device} "
+                             "is for the model only")
+        check_output_paths(a.json, a.layout_dump)
+        return harness.run_kernel(wp, allow_other_swap=a.allow_other_swap)
+
+    rc = _run_reported(run, a, report.print_run)
+    if rc is not None:
+        return rc
+    if a.result.get("first_other_pages_iteration"):
+        sys.stderr.write(f"swaplab kernel run: warning: from iteration {a.result['first_other_pages_iteration']} "
                          "the device held pages that are not the workload's (another process swapped "
                          "onto it); later iterations may differ from a quiet machine\n")
     return 0
+
+
+def main_run_reclaim(argv: list) -> int:
+    """swaplab kernel run usemem|pmbench|build|PRESET [options]: the model's
+    reclaim options (swaplab run usemem --help) and the harness's."""
+    from ..results import check_output_paths
+    from . import reclaim
+
+    a = reclaim.build_parser().parse_args(argv)
+
+    def run():
+        p = reclaim.params_from_args(a, argv)
+        check_output_paths(a.json, a.layout_dump)
+        return reclaim.run_kernel(p)
+
+    return _run_reported(run, a, reclaim.print_run) or 0
 
 
 def _cmd_cleanup(a) -> int:

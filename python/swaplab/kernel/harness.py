@@ -119,27 +119,50 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
     tmp = tempfile.mkdtemp(prefix="swaplab-kernel-")
     out_json = os.path.join(tmp, "raw.json")
     out_layout = os.path.join(tmp, "layout.bin")
-    old_handlers = {s: signal.signal(s, _handler) for s in _SIGNALS}
-    proc = None
-    failure = None
-    signalled = None
-    raw = layout = None
     t0 = time.monotonic()
-    _block()
-    try:
-        state.save()
+    info = {}
+
+    def prepare():
         devices = swap_devices(wp)
         for size, prio in devices:
             sess.create_zram(size, prio)
-        zram = sess.zram_info()
+        zram = info["zram"] = sess.zram_info()
         if len(devices) > 1:
             zram["extra"] = [{"device": x["zram_dev"], "id": x["zram_id"]}
                              for x in state.data["extra_zrams"]]
             check_swap_types(state.data)
-        before, during = sess.set_knobs(wp.mthp_kb)
-        argv = _driver_argv(wp, out_json, out_layout,
+        info["before"], info["during"] = sess.set_knobs(wp.mthp_kb)
+        return _driver_argv(wp, out_json, out_layout,
                             [zram["device"]] + [x["device"] for x in zram.get("extra", [])])
-        # the driver unblocks the signals itself; it dies with us (PDEATHSIG)
+
+    def collect():
+        with open(out_json) as f:
+            raw = json.load(f)
+        with open(out_layout, "rb") as f:
+            return raw, f.read()
+
+    try:
+        raw, layout = drive(state, tools, prepare, collect, "kernel driver")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return _result(wp, raw, layout, info["zram"], info["before"], info["during"], swaps_before,
+                   time.monotonic() - t0), layout
+
+
+def drive(state: M.State, tools: dict, prepare, collect, what: str):
+    """The machine changed by prepare() (which returns the driver's argv),
+    the driver run with SIGINT and SIGTERM delivered only while it runs (the
+    driver unblocks them itself and dies with us: PDEATHSIG), its outputs
+    read by collect(), and the machine restored on every exit path. Returns
+    what collect() returns; raises HarnessError (restored) or Signalled
+    (restored)."""
+    old_handlers = {s: signal.signal(s, _handler) for s in _SIGNALS}
+    proc = None
+    failure = signalled = out = None
+    _block()
+    try:
+        state.save()
+        argv = prepare()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
         state.data["driver_pid"] = proc.pid
@@ -152,12 +175,9 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
             raise Signalled(-proc.returncode)
         if proc.returncode:
             lines = (err or "").strip().splitlines()
-            raise M.HarnessError(f"the kernel driver failed (exit {proc.returncode})"
+            raise M.HarnessError(f"the {what} failed (exit {proc.returncode})"
                                  + (f": {lines[-1]}" if lines else ""))
-        with open(out_json) as f:
-            raw = json.load(f)
-        with open(out_layout, "rb") as f:
-            layout = f.read()
+        out = collect()
     except Signalled as e:
         signalled = e
     except M.HarnessError as e:
@@ -174,7 +194,6 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
         for s, h in old_handlers.items():
             signal.signal(s, h)
         _unblock()
-        shutil.rmtree(tmp, ignore_errors=True)
     if problems:
         raise M.HarnessError("could not restore everything (" + "; ".join(problems) +
                              f"); the state file {state.path} is kept: run 'swaplab kernel cleanup'")
@@ -182,7 +201,7 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
         raise signalled
     if failure is not None:
         raise failure
-    return _result(wp, raw, layout, zram, before, during, swaps_before, time.monotonic() - t0), layout
+    return out
 
 
 def _frag(f: dict) -> dict:
@@ -269,6 +288,8 @@ def cleanup(out=sys.stdout) -> int:
     for z in [d] + list(d.get("extra_zrams") or []):
         if z.get("zram_id") is not None:
             what.append(f"zram{z['zram_id']}")
+    if d.get("memcg"):
+        what.append(f"memory cgroup {os.path.basename(d['memcg'])}")
     if d.get("knobs"):
         what.append(f"{len(d['knobs'])} mTHP knobs")
     if problems:

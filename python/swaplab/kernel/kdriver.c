@@ -40,6 +40,9 @@
 
 #include "swaplab/swaplab.h"
 
+#define DRV_NAME "swaplab-kdriver"
+#include "drvutil.h"
+
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
@@ -99,27 +102,6 @@ typedef struct drv {
 	double t0;
 } drv;
 
-static void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("swaplab-kdriver: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static uint64_t parse_u64(const char *s, const char *opt)
 {
 	char *end;
@@ -129,22 +111,6 @@ static uint64_t parse_u64(const char *s, const char *opt)
 	if (errno || end == s || *end || *s == '-')
 		die(2, "%s '%s' is not a non-negative integer", opt, s);
 	return (uint64_t)v;
-}
-
-/* Reads a whole small file into buf; returns its length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return n;
 }
 
 static uint64_t read_stat(const drv *d, int order, int st)

@@ -8,6 +8,8 @@ Environment overrides (docs/kernel-harness.md):
   SWAPLAB_FAKE_NONROOT  when set to a non-empty value other than 0, behave
                         as if not running as root
   SWAPLAB_STATE_DIR     directory of the state file (default /run/swaplab)
+  SWAPLAB_MEMCG_ROOT    the cgroup v1 memory hierarchy's mount (default
+                        /sys/fs/cgroup/memory; tests: one that lacks it)
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ from ..params import ParamError
 
 STATE_NAME = "state.json"
 DEFAULT_STATE_DIR = "/run/swaplab"
+DEFAULT_MEMCG_ROOT = "/sys/fs/cgroup/memory"
+MEMCG_PREFIX = "swaplab-"
 THP_REL = "kernel/mm/transparent_hugepage"
 
 
@@ -45,6 +49,23 @@ def state_dir() -> str:
 
 def state_path() -> str:
     return os.path.join(state_dir(), STATE_NAME)
+
+
+def memcg_root() -> str:
+    return os.environ.get("SWAPLAB_MEMCG_ROOT") or DEFAULT_MEMCG_ROOT
+
+
+def check_memcg() -> str:
+    """The cgroup v1 memory controller's mount, or HarnessRefused naming why
+    the harness cannot make a memory cgroup there. (This kernel mounts the
+    memory controller on v1; a cgroup2-only machine is not supported yet.)"""
+    root = memcg_root()
+    need = ("cgroup.procs", "memory.limit_in_bytes", "memory.stat")
+    missing = [f for f in need if not os.path.exists(os.path.join(root, f))]
+    if missing:
+        raise HarnessRefused(f"no cgroup v1 memory controller at {root} ({missing[0]} is missing); "
+                             "the reclaim workloads need one")
+    return root
 
 
 def fake_nonroot() -> bool:
@@ -137,12 +158,12 @@ def find_tool(name: str) -> str | None:
     return None
 
 
-def driver_path() -> str:
-    env = os.environ.get("SWAPLAB_KDRIVER")
+def driver_path(name: str = "swaplab-kdriver") -> str:
+    env = os.environ.get("SWAPLAB_KDRIVER" if name == "swaplab-kdriver" else "SWAPLAB_RDRIVER")
     if env:
         return env
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(here, "bin", "swaplab-kdriver")
+    return os.path.join(here, "bin", name)
 
 
 def check_can_run(sizes_kb: list, cpu: int | None = None) -> dict:
@@ -227,14 +248,16 @@ class State:
     Fields: pid (the harness), driver_pid, sysfs_root, zram_id, zram_dev,
     node_created (we made the /dev node), disksize_set, swapon, knobs
     ({path: old value}, recorded before each write); extra_zrams: the same
-    five zram fields for each further device of a several-device run."""
+    five zram fields for each further device of a several-device run;
+    memcg: the memory cgroup the run made (recorded before mkdir), or None."""
 
     def __init__(self, path: str | None = None):
         self.path = path or state_path()
         self.data = {"schema": "swaplab.kernel-state/1", "pid": os.getpid(), "driver_pid": None,
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "sysfs_root": sysfs_root(),
                      "zram_id": None, "zram_dev": None, "node_created": False,
-                     "disksize_set": False, "swapon": False, "knobs": {}, "extra_zrams": []}
+                     "disksize_set": False, "swapon": False, "knobs": {}, "extra_zrams": [],
+                     "memcg": None}
         self.made_dir = False
 
     def save(self) -> None:
@@ -356,6 +379,28 @@ class Session:
         self._run([self.tools["swapon"]] + (["-p", str(prio)] if prio is not None else []) + [dev],
                   "swapon")
 
+    def create_memcg(self, limit_bytes: int) -> str:
+        """A memory cgroup of our own (swaplab-<pid> under the v1 memory
+        mount) with memory.limit_in_bytes = limit_bytes; memsw is left
+        unlimited, so swap is not charged against a limit. Recorded in the
+        state before it exists. Returns its path."""
+        path = os.path.join(memcg_root(), f"{MEMCG_PREFIX}{os.getpid()}")
+        self.state.data["memcg"] = path
+        self.state.save()
+        try:
+            os.mkdir(path)
+        except OSError as e:
+            raise HarnessError(f"cannot create the memory cgroup {path}: {e.strerror}")
+        try:
+            write_text(os.path.join(path, "memory.limit_in_bytes"), str(limit_bytes))
+        except OSError as e:
+            raise HarnessError(f"cannot set memory.limit_in_bytes of {path}: {e.strerror}")
+        got = int(read_text(os.path.join(path, "memory.limit_in_bytes")))
+        if got != limit_bytes:
+            raise HarnessError(f"the memory cgroup's limit reads {got}, not {limit_bytes} "
+                               "(not a multiple of the page size?)")
+        return path
+
     def zram_info(self) -> dict:
         st = self.state.data
         blk = _zram_block(self.root, st["zram_id"])
@@ -428,6 +473,46 @@ def _restore_zram(rec: dict, root: str, tools: dict, problems: list, done: list)
                 problems.append(f"remove {dev}: {e.strerror}")
 
 
+def memcg_pids(path: str) -> list[int]:
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as f:
+            return [int(x) for x in f.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def _remove_memcg(path: str, problems: list, done: list) -> None:
+    """Kills every process in the run's memory cgroup (only the workload's
+    children live there) and removes it. Only a directory named swaplab-*
+    directly under a memory cgroup mount is touched."""
+    if not os.path.basename(path).startswith(MEMCG_PREFIX) or \
+            not os.path.exists(os.path.join(os.path.dirname(path), "memory.limit_in_bytes")):
+        problems.append(f"{path} is not a swaplab memory cgroup; left alone")
+        return
+    if not os.path.isdir(path):
+        return
+    for attempt in range(400):
+        pids = memcg_pids(path)
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        if not pids:
+            try:
+                os.rmdir(path)
+                done.append(f"removed {path}")
+                return
+            except FileNotFoundError:
+                return
+            except OSError as e:
+                if e.errno != errno.EBUSY or attempt == 399:
+                    problems.append(f"rmdir {path}: {e.strerror}")
+                    return
+        time.sleep(0.01)
+    problems.append(f"rmdir {path}: processes are still in it")
+
+
 def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -> list:
     """Undoes exactly what the state names, in reverse order; removes the
     state file when everything is undone. Returns the problems (strings)."""
@@ -438,7 +523,8 @@ def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -
     done = []
 
     dpid = st.get("driver_pid")
-    if kill_driver and pid_alive(dpid) and "swaplab-kdriver" in pid_cmdline(dpid):
+    if kill_driver and pid_alive(dpid) and any(n in pid_cmdline(dpid)
+                                               for n in ("swaplab-kdriver", "swaplab-rdriver")):
         try:
             os.kill(dpid, 9)
         except OSError:
@@ -448,6 +534,8 @@ def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -
                 break
             time.sleep(0.01)
         done.append(f"killed driver {dpid}")
+    if st.get("memcg"):
+        _remove_memcg(st["memcg"], problems, done)
     for rec in reversed([st] + list(st.get("extra_zrams") or [])):
         _restore_zram(rec, root, tools, problems, done)
     for path, old in (st.get("knobs") or {}).items():
@@ -473,4 +561,4 @@ def zram_ids(root: str | None = None) -> list[int]:
 
 __all__ = ["HarnessRefused", "HarnessError", "State", "Session", "restore", "check_can_run",
            "check_no_other_swap", "check_no_state", "read_knobs", "active_swaps", "zram_ids",
-           "driver_path", "sysfs_root", "state_path"]
+           "driver_path", "sysfs_root", "state_path", "memcg_root", "check_memcg", "memcg_pids"]

@@ -1,0 +1,93 @@
+"""The cost calibration's arithmetic (python -m swaplab.kernel.calibrate):
+event counts from a run's counters, and the fit. The runs themselves are
+live (docs/cost-calibration.md); nothing here touches the machine."""
+import json
+import os
+import random
+
+import pytest
+
+from swaplab.kernel import calibrate as C
+from conftest import ROOT
+
+RAW = {"minflt": 1700, "majflt": 900, "processes": 1,
+       "sizes": {"64": {"anon_fault_alloc": 1500, "swpout": 400, "swpout_fallback": 3, "swpin": 300, "split": 2},
+                 "2048": {"anon_fault_alloc": 10, "swpout": 1, "swpout_fallback": 0, "swpin": 0, "split": 0}},
+       "order0": {"swpout": 100, "swpin": 50}, "pswpout": 100 + 400 * 16 + 512, "pswpin": 50 + 300 * 16,
+       "pgscan_anon": 9000, "pgrefill": 700}
+
+
+def test_features_of_a_run():
+    assert C.features(RAW) == {
+        "fault_folio": (1700 - 1500 - 10) + 1500, "fault_page": (1700 - 1500 - 10) + 1500 * 16,
+        "fault_pmd": 10, "swpout_folio": 400 + 1 + 100, "swpout_page": 100 + 6400 + 512,
+        "swpin_folio": 300 + 50, "swpin_page": 50 + 4800, "split": 3, "scan_page": 9700, "run": 1}
+
+
+def test_order0_faults_never_negative():
+    raw = dict(RAW, minflt=100)
+    assert C.features(raw)["fault_folio"] == 1500
+
+
+def test_fit_recovers_planted_costs():
+    rng = random.Random(5)
+    planted = {f: rng.uniform(1e-7, 1e-5) for f in C.FEATURES}
+    planted["run"] = 2e-3
+    rows = []
+    for _ in range(40):
+        feat = {f: rng.randrange(0, 50000) for f in C.FEATURES}
+        feat["run"] = 1
+        rows.append({"features": feat, "sys_seconds": sum(planted[f] * feat[f] for f in C.FEATURES)})
+    coef, pred = C.fit(rows)
+    for f in C.FEATURES:
+        assert coef[f] == pytest.approx(planted[f], rel=1e-6), f
+    assert pred == pytest.approx([r["sys_seconds"] for r in rows], rel=1e-9)
+
+
+def test_committed_calibration_is_consistent():
+    """docs/data/cost-calibration-6.18.json: its experiments' medians, its
+    features and its predictions follow from its runs and coefficients."""
+    with open(os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json")) as f:
+        cal = json.load(f)
+    assert cal["schema"] == "swaplab.cost-calibration/1"
+    assert set(cal["coefficients"]) == set(C.FEATURES)
+    m = cal["sl_cost_model"]
+    assert m["fault_pmd_folio"] == round(cal["coefficients"]["fault_pmd"] * 1e9, 3)
+    assert m["swpout_folio"] == round(cal["coefficients"]["swpout_folio"] * 1e9, 3)
+    assert all(v >= 0 for v in cal["coefficients"].values())
+    for r in cal["runs"]:
+        assert r["features"] == C.features(r["raw"])
+    med = C.medians(cal["runs"])
+    assert [m["label"] for m in med] == [e["label"] for e in cal["experiments"]]
+    for m, e in zip(med, cal["experiments"]):
+        assert m["sys_seconds"] == e["sys_seconds"]
+        pred = sum(cal["coefficients"][f] * e["features"][f] for f in C.FEATURES)
+        assert e["predicted_sys_seconds"] == pytest.approx(pred, abs=1e-6)
+
+
+# ------------------------------------------------ model vs kernel summary
+
+def _res(sizes, sys_pred, sys_meas=None):
+    r = {"sizes": {kb: dict(zip(("swpout", "swpin", "swpout_fallback", "fallback_pct"), v))
+                   for kb, v in sizes.items()},
+         "cost": {"predicted_sys_seconds": sys_pred}}
+    if sys_meas is not None:
+        r["time"] = {"sys_seconds": sys_meas}
+    return r
+
+
+def test_agreement_summary_and_targets():
+    from swaplab.kernel import agree as A
+    pairs = [(_res({"4": (100, 50, 0, 0.0), "64": (10, 4, 0, 0.0)}, 1.0),
+              _res({"4": (104, 50, 0, 0.0), "64": (10, 5, 1, 9.0)}, 0.2, 1.1)),
+             (_res({"4": (100, 50, 0, 0.0), "64": (10, 4, 0, 0.0)}, 1.0),
+              _res({"4": (96, 50, 0, 0.0), "64": (10, 5, 1, 9.0)}, 0.2, 0.9))]
+    s = A.summarize(pairs)
+    assert s["sizes"]["4"]["swpout"] == {"model": 100, "kernel": 100, "rel": 0.0}
+    assert s["sizes"]["64"]["swpin"]["rel"] == pytest.approx(-0.2)
+    assert s["sizes"]["64"]["fallback_pct"]["diff_pp"] == pytest.approx(-9.0)
+    assert s["sys_seconds"]["model_predicted"] == 1.0 and s["sys_seconds"]["kernel_measured"] == 1.0
+    assert A.verdict(s) == {"swpout": True, "fallback": False, "swpin": False, "sys": True}
+    # the kernel swapped nothing where the model did: not agreement
+    pairs0 = [(_res({"4": (100, 0, 0, 0.0)}, 1.0), _res({"4": (0, 0, 0, 0.0)}, 0.0, 1.0))]
+    assert A.verdict(A.summarize(pairs0))["swpout"] is False

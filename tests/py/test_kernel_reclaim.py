@@ -1,0 +1,284 @@
+"""The kernel harness's reclaim workloads (swaplab kernel run usemem|pmbench|build).
+
+Live tests (SWAPLAB_KERNEL_TESTS=1, root, zram, the mTHP knobs and a cgroup v1
+memory controller) leave the machine as found: no swap, zram device, memory
+cgroup or knob value of theirs. They are short: a few MiB under a limit.
+"""
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from swaplab.kernel import machine as M
+from conftest import UNAVAILABLE
+from test_kernel_harness import env, one_line, popen, wait_for_state, _no_other_swap  # noqa: F401
+from test_kernel_harness import snapshot as _snapshot
+
+
+def memcg_problem():
+    if UNAVAILABLE is not None:
+        return UNAVAILABLE
+    try:
+        M.check_memcg()
+    except M.HarnessRefused as e:
+        return str(e)
+    return None
+
+
+MEMCG_UNAVAILABLE = memcg_problem()
+needs_reclaim = pytest.mark.skipif(MEMCG_UNAVAILABLE is not None,
+                                   reason=f"reclaim harness unavailable: {MEMCG_UNAVAILABLE}")
+
+
+def our_memcgs():
+    root = M.DEFAULT_MEMCG_ROOT
+    if not os.path.isdir(root):
+        return []
+    return sorted(d for d in os.listdir(root) if d.startswith(M.MEMCG_PREFIX))
+
+
+def snapshot():
+    s = _snapshot()
+    s["memcgs"] = our_memcgs()
+    return s
+
+
+@pytest.fixture
+def machine():
+    before = snapshot()
+    yield before
+    assert snapshot() == before
+
+
+SMALL = ["usemem", "--procs", "2", "--size", "8M", "--limit", "8M", "--swap-size", "32M",
+         "--cpus", "2", "--reread", "0", "-q"]
+LONG = ["usemem", "--procs", "2", "--size", "16M", "--limit", "8M", "--swap-size", "64M",
+        "--reread", "1000", "--cpus", "2", "-q"]
+
+
+# ------------------------------------------------------------ anywhere
+
+@pytest.mark.parametrize("args,msg", [
+    (["usemem", "--procs", "0"], "--procs 0 is outside 1..100000"),
+    (["usemem", "-s"], "unrecognized arguments: -s"),
+    (["usemem", "--iterations", "5"], "unrecognized arguments: --iterations 5"),
+    (["build", "--procs", "3"], "--procs applies to usemem, not build"),
+    (["usemem", "--limit", "1M"], "memory limit must be at least 4 MiB"),
+    (["usemem", "--size", "6K"], "--size 6K is not a non-zero multiple of 4K"),
+    (["usemem", "--policy", "linux-6.18"], "--policy is for the model only; the kernel harness runs this kernel"),
+    (["kbuild-v5", "--device", "ssd"],
+     "the kernel harness swaps to its own zram device; --device ssd is for the model only"),
+    (["usemem", "--procs", "4", "--size", "64M", "--limit", "16M", "--swap-size", "64M"],
+     "--swap-size 64M cannot hold what the limit pushes out (4 x 64M - 16M); the workload would be OOM-killed"),
+    (["usemem", "--cost", "/nonexistent/cost.json"], None),
+])
+def test_bad_input_one_line_nothing_changed(cli, env, args, msg):
+    before = snapshot()
+    p = cli("kernel", "run", *args, env=env)
+    assert p.returncode == 2, p.stderr
+    line = one_line(p)
+    assert line.startswith("swaplab kernel run: error: ")
+    if msg is not None:
+        assert line == f"swaplab kernel run: error: {msg}"
+    assert p.stdout == ""
+    assert not os.path.exists(env["SWAPLAB_STATE_DIR"])
+    assert snapshot() == before
+
+
+def test_not_root_refused(cli, env):
+    before = snapshot()
+    p = cli("kernel", "run", "usemem", "--swap-size", "512M", env=dict(env, SWAPLAB_FAKE_NONROOT="1"))
+    assert p.returncode == 2
+    assert one_line(p).startswith("swaplab kernel run: error: needs root to create a zram device")
+    assert not os.path.exists(env["SWAPLAB_STATE_DIR"])
+    assert snapshot() == before
+
+
+@pytest.mark.skipif(UNAVAILABLE is not None, reason=f"the checks before it need the machine: {UNAVAILABLE}")
+def test_no_memcg_refused(cli, env, tmp_path):
+    _no_other_swap()
+    before = snapshot()
+    p = cli("kernel", "run", "usemem", "--swap-size", "512M", env=dict(env, SWAPLAB_MEMCG_ROOT=str(tmp_path)))
+    assert p.returncode == 2
+    assert one_line(p) == (f"swaplab kernel run: error: no cgroup v1 memory controller at {tmp_path} "
+                           "(cgroup.procs is missing); the reclaim workloads need one")
+    assert snapshot() == before
+
+
+def _state_with_memcg(env, memcg):
+    os.makedirs(env["SWAPLAB_STATE_DIR"])
+    sp = os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME)
+    st = M.State(sp)
+    st.data.update({"pid": 999999999, "memcg": str(memcg)})
+    st.save()
+    return sp
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="cleanup needs root")
+def test_cleanup_removes_the_recorded_memcg_only(cli, env, tmp_path):
+    fake = tmp_path / "memory"
+    fake.mkdir()
+    (fake / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    ours = fake / "swaplab-4242"
+    ours.mkdir()
+    sibling = fake / "swaplab-4243"
+    sibling.mkdir()
+    sp = _state_with_memcg(env, ours)
+    c = cli("kernel", "cleanup", env=env)
+    assert c.returncode == 0, c.stderr
+    assert c.stdout.strip() == f"restored the machine from {sp}: memory cgroup swaplab-4242"
+    assert not ours.exists() and sibling.exists()
+    assert not os.path.exists(sp)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="cleanup needs root")
+def test_cleanup_leaves_a_foreign_cgroup_alone(cli, env, tmp_path):
+    fake = tmp_path / "memory"
+    (fake / "user.slice").mkdir(parents=True)
+    (fake / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    sp = _state_with_memcg(env, fake / "user.slice")
+    c = cli("kernel", "cleanup", env=env)
+    assert c.returncode == 1
+    assert one_line(c) == (f"swaplab kernel cleanup: error: could not restore everything: "
+                           f"{fake / 'user.slice'} is not a swaplab memory cgroup; left alone")
+    assert (fake / "user.slice").is_dir() and os.path.exists(sp)
+
+
+# ------------------------------------------------------------ live
+
+@needs_reclaim
+def test_usemem_swaps_out_and_the_slots_agree(cli, env, machine, tmp_path):
+    """2 x 8M written under an 8M limit: reclaim pushes pages out; at its exit
+    every written page of a process is resident or swapped (pagemap), no
+    process holds more than the limit, each swapped page is on its own slot of
+    our device (type 0), and no more pages are on swap than were written to
+    it. (Each process's layout is taken at its own exit, while the other may
+    still run: the limit bounds each, not their sum; the phase-layout test
+    checks the sum at a barrier.)"""
+    _no_other_swap()
+    out = tmp_path / "r.json"
+    lay = tmp_path / "l.bin"
+    p = cli("kernel", "run", *SMALL, "--json", str(out), "--layout-dump", str(lay), env=env)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    assert r["schema"] == "swaplab.reclaim-result/1" and r["source"] == "kernel"
+    assert r["params"]["nr_procs"] == 2 and r["params"]["limit_pages"] == 2048
+    # the model's parameters for the same options, field for field
+    from swaplab import reclaim as model
+    a = model.build_parser().parse_args(SMALL)
+    prm, _ = model.params_from_args(a)
+    assert r["params"] == prm
+    c = r["counters"]
+    pages = 2 * 2048
+    assert [x["label"] for x in r["layouts"]] == ["exit", "exit"]
+    for x in r["layouts"]:
+        assert x["present"] + x["swapped"] == x["npages"] == 2048
+        assert x["distinct_slots"] == x["swapped"]
+    swapped = r["layout"]["swapped_at_exit"]
+    assert all(x["present"] <= 2048 for x in r["layouts"])
+    assert 0 < swapped <= c["vmstat"]["pswpout"]
+    assert c["vmstat"]["pswpout"] >= pages - 2048 - 64   # the limit holds 2048 pages (page tables aside)
+    order_sum = c["order0"]["swpout"] + sum(d.get("swpout", 0) * int(kb) // 4 for kb, d in c["sizes"].items())
+    assert order_sum == c["vmstat"]["pswpout"]
+    assert c["sizes"]["64"]["swpout"] > 0
+    assert r["kernel"]["memcg"]["max_usage_in_bytes"] <= 8 << 20
+    assert r["kernel"]["memcg"]["oom_kill"] == 0
+    # tick-sampled accounting: a short run may show 0 s
+    assert r["time"]["sys_seconds"] >= 0 and len(r["time"]["per_process"]) == 2
+    assert r["cost"]["measured_sys_seconds"] == r["time"]["sys_seconds"]
+    assert r["cost"]["predicted_sys_seconds"] > 0
+    assert r["sizes"]["64"]["swpout"] == c["sizes"]["64"]["swpout"]
+    assert r["pages"]["swapped_out"] == c["vmstat"]["pswpout"]
+    import array
+    v = array.array("Q", lay.read_bytes())
+    slots = [x for x in v if x != 0xFFFFFFFFFFFFFFFF]
+    assert len(slots) == swapped and len(set(slots)) == swapped
+    assert {x >> 48 for x in slots} == {0}
+    assert max(x & 0xFFFFFFFFFFFF for x in slots) < (32 << 20) // 4096
+
+
+@needs_reclaim
+@pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
+def test_signal_removes_the_memcg(env, machine, signo):
+    _no_other_swap()
+    p = popen(["kernel", "run", *LONG], env)
+    try:
+        path, st = wait_for_state(env, p, driver=True)
+        assert st["memcg"] and os.path.basename(st["memcg"]) in our_memcgs()
+        time.sleep(0.5)
+        assert M.memcg_pids(st["memcg"])        # the workload runs in it
+        p.send_signal(signo)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + signo, err
+    assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
+    assert not os.path.exists(path)
+    assert our_memcgs() == []
+
+
+@needs_reclaim
+def test_kill9_then_cleanup_removes_the_memcg(cli, env, machine):
+    _no_other_swap()
+    p = popen(["kernel", "run", *LONG], env)
+    try:
+        path, st = wait_for_state(env, p, driver=True)
+        time.sleep(0.5)
+        p.kill()
+        p.wait()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    name = os.path.basename(st["memcg"])
+    assert name in our_memcgs()
+    assert st["zram_dev"] in [s["name"] for s in M.active_swaps()]
+    c = cli("kernel", "cleanup", env=env)
+    assert c.returncode == 0, c.stderr
+    nknobs = len(machine["knobs"])
+    assert c.stdout.strip() == (f"restored the machine from {path}: zram{st['zram_id']}, "
+                                f"memory cgroup {name}, {nknobs} mTHP knobs")
+    assert our_memcgs() == []
+
+
+@needs_reclaim
+def test_oom_kill_is_an_error_and_the_machine_is_restored(cli, env, machine):
+    """16M written in a 4M memory cgroup with 4M of swap cannot fit: the
+    cgroup's OOM killer takes the process; the run says so (exit 1) and
+    leaves nothing behind."""
+    _no_other_swap()
+    p = cli("kernel", "run", "pmbench", "--procs", "1", "--cpus", "1", "--wss", "16M", "--limit", "4M",
+            "--swap-size", "4M", "--accesses", "100", "--mthp", "none", "-q", env=env)
+    assert p.returncode == 1, p.stderr
+    assert one_line(p).startswith("swaplab kernel run: error: the reclaim driver failed (exit 1): "
+                                  "swaplab-rdriver: process 0 (pid ")
+    assert "was killed by signal 9 (the memory cgroup's OOM killer?" in p.stderr
+    assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
+
+
+@needs_reclaim
+def test_phase_layouts_and_counters_per_phase(cli, env, machine, tmp_path):
+    """--phase-layouts: every running process's layout at each PHASE marker
+    (SETUP before the write: nothing mapped is touched yet; RUN after it:
+    the limit has pushed pages out), then at exit; the phases' swap-outs add
+    up to the run's."""
+    _no_other_swap()
+    out = tmp_path / "r.json"
+    p = cli("kernel", "run", *SMALL[:-3], "--reread", "1", "--phase-layouts", "-q", "--json", str(out), env=env)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    labels = [(x["label"], x["phase"], x["proc"]) for x in r["layouts"]]
+    assert labels == [("phase", 0, 0), ("phase", 0, 1), ("phase", 1, 0), ("phase", 1, 1),
+                      ("exit", -1, 0), ("exit", -1, 1)]
+    setup = [x for x in r["layouts"] if x["phase"] == 0]
+    assert all(x["swapped"] == 0 and x["present"] == 0 for x in setup)
+    run = [x for x in r["layouts"] if x["phase"] == 1]
+    assert sum(x["swapped"] for x in run) >= 2 * 2048 - 2048 - 64
+    assert all(x["present"] + x["swapped"] == 2048 for x in run)
+    assert [ph["until"] for ph in r["phases"]] == ["phase 0", "phase 1", "end"]
+    assert sum(ph["vmstat"]["pswpout"] for ph in r["phases"]) == r["counters"]["vmstat"]["pswpout"]
+    assert r["phases"][0]["vmstat"]["pswpout"] == 0
