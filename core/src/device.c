@@ -224,9 +224,15 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 		sl_ci_lock(d, c);
 		if (all_count_one(d->map + off, cend - off)) {
 			/* the common case: every slot's last reference, one run */
-			memset(d->map + off, SL_SLOT_CACHE, cend - off);
-			if (d->shadow)
-				memset(d->shadow + off, 0, cend - off);
+			if (cend - off == 1) {
+				d->map[off] = SL_SLOT_CACHE;
+				if (d->shadow)
+					d->shadow[off] = 0;
+			} else {
+				memset(d->map + off, SL_SLOT_CACHE, cend - off);
+				if (d->shadow)
+					memset(d->shadow + off, 0, cend - off);
+			}
 			runs[0] = off;
 			runs[1] = cend - off;
 			put_runs(d, cpu, c, runs, 1);
