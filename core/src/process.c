@@ -302,26 +302,36 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 /* The pages around pg whose PTEs match a pattern, found lazily: [lo, hi]
  * grows only as far as an order's aligned range needs and stops for good at
  * the first page that does not match, so trying the orders from the largest
- * down reads each PTE at most once (the orders' ranges are nested). */
+ * down reads each PTE at most once (the orders' ranges are nested). Page j
+ * matches when its PTE is pat | (val + step * (j - pg)): none (0, 0, 0), or
+ * swap entries consecutive with pg's (PTE_SWAP, pg's entry, 1). */
 typedef struct pte_span {
-	uint32_t lo, hi;        /* every page in [lo, hi] matches */
+	uint32_t pg, lo, hi;    /* every page in [lo, hi] matches */
 	uint8_t lo_end, hi_end; /* lo - 1 (hi + 1) is known not to */
+	uint64_t pat, val, step;
 } pte_span;
 
-/* A none PTE at every page of [a, a + nr), pg's own included. */
-static int span_none(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
+static inline int span_match(const region *rg, const pte_span *sp, uint32_t j)
+{
+	return rg->pte[j] == (sp->pat | (sp->val + sp->step * ((uint64_t)j - sp->pg)));
+}
+
+/* Every page of [a, a + nr) (which holds sp->pg) matches. Always inlined:
+ * each caller's constant pattern folds into its loops. */
+static inline __attribute__((always_inline)) int
+span_covers(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
 {
 	while (sp->lo > a && !sp->lo_end) {
-		if (rg->pte[sp->lo - 1])
-			sp->lo_end = 1;
-		else
+		if (span_match(rg, sp, sp->lo - 1))
 			sp->lo--;
+		else
+			sp->lo_end = 1;
 	}
 	while (sp->hi < a + nr - 1 && !sp->hi_end) {
-		if (rg->pte[sp->hi + 1])
-			sp->hi_end = 1;
-		else
+		if (span_match(rg, sp, sp->hi + 1))
 			sp->hi++;
+		else
+			sp->hi_end = 1;
 	}
 	return sp->lo <= a && sp->hi >= a + nr - 1;
 }
@@ -343,11 +353,11 @@ static uint32_t fault_anon(sl_proc *p, int r, uint32_t pg)
 		    thp_vma_suitable_order(rg, pg, SL_PMD_ORDER, &head)) {
 			order = SL_PMD_ORDER;
 		} else {
-			pte_span sp = { .lo = pg, .hi = pg };
+			pte_span sp = { .pg = pg, .lo = pg, .hi = pg };
 			for (int k = SL_PMD_ORDER - 1; k >= SL_MTHP_MIN_ORDER; k--) {
 				uint32_t a;
 				if ((p->mthp & (1u << k)) && thp_vma_suitable_order(rg, pg, k, &a) &&
-				    span_none(rg, &sp, a, 1u << k)) {
+				    span_covers(rg, &sp, a, 1u << k)) {
 					order = k;
 					head = a;
 					break;
@@ -361,23 +371,10 @@ static uint32_t fault_anon(sl_proc *p, int r, uint32_t pg)
 }
 
 /* can_swapin_thp() - 6.18: the aligned range's PTEs are swap entries with
- * consecutive offsets, page pg's being off (the span grows from pg). */
-static int can_swapin_thp(const region *rg, pte_span *sp, uint32_t pg, uint64_t off, uint32_t a,
-			  uint32_t nr)
+ * consecutive offsets, page pg's being its own (sp: the span of those). */
+static int can_swapin_thp(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
 {
-	while (sp->lo > a && !sp->lo_end) {
-		if (rg->pte[sp->lo - 1] != (PTE_SWAP | (off - (pg - (sp->lo - 1)))))
-			sp->lo_end = 1;
-		else
-			sp->lo--;
-	}
-	while (sp->hi < a + nr - 1 && !sp->hi_end) {
-		if (rg->pte[sp->hi + 1] != (PTE_SWAP | (off + (sp->hi + 1 - pg))))
-			sp->hi_end = 1;
-		else
-			sp->hi++;
-	}
-	return sp->lo <= a && sp->hi >= a + nr - 1;
+	return span_covers(rg, sp, a, nr);
 }
 
 /* noncontig (a virtual swap layer): the aligned range [a, a + 2^k) holds
@@ -423,7 +420,7 @@ static uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
 	SL_ASSERT(is_swap(rg->pte[pg]));
 	if (p->swapin_mode == SL_SWAPIN_LARGE && (p->mthp & SWAPIN_ORDERS) &&
 	    (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) && !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
-		pte_span sp = { .lo = pg, .hi = pg };
+		pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
 		int k = SL_PMD_ORDER - 1;
 		/* without swo only an order whose low bits of offset and address
 		 * agree can succeed: start at the largest such order */
@@ -436,7 +433,7 @@ static uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
 				continue;
 			uint64_t base = off - (pg - a);
 			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
-			    can_swapin_thp(rg, &sp, pg, off, a, nr)) {
+			    can_swapin_thp(rg, &sp, a, nr)) {
 				folio_map_new(p, r, a, k);
 				sl_set_put(p->s, p->cpu, base, nr);
 				p->st.swpin[k]++;
@@ -751,7 +748,8 @@ void sl_proc_layout(const sl_proc *p, uint64_t *out)
 
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 #define FNV_PRIME UINT64_C(0x100000001b3)
-#define FNV_PRIME_POW7 (FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME)
+#define FNV_PRIME_POW7                                                                      \
+	(FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME)
 
 /* Each FNV-1a step (h ^ b) * P equals h * P + ((l ^ b) - l) * P, l the low
  * byte of h, and the next low byte depends on l and b alone. So the eight
