@@ -189,6 +189,23 @@ static void put_runs(sl_device *d, int cpu, uint32_t c, const uint64_t *runs, in
 		sl_ci_unlock(d, c);
 }
 
+/* Every byte of map[0 .. n) is 1: a count of one, no cache flag. */
+static inline int all_count_one(const uint8_t *map, uint64_t n)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	uint64_t i = 0, w;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, map + i, 8);
+		if (w != ones)
+			return 0;
+	}
+	for (; i < n; i++)
+		if (map[i] != 1)
+			return 0;
+	return 1;
+}
+
 /* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster
  * under the cluster lock; maximal runs that reach zero go to the policy's
  * free as one range each. */
@@ -205,6 +222,23 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 		if (cend > end)
 			cend = end;
 		sl_ci_lock(d, c);
+		if (all_count_one(d->map + off, cend - off)) {
+			/* the common case: every slot's last reference, one run */
+			if (cend - off == 1) {
+				d->map[off] = SL_SLOT_CACHE;
+				if (d->shadow)
+					d->shadow[off] = 0;
+			} else {
+				memset(d->map + off, SL_SLOT_CACHE, cend - off);
+				if (d->shadow)
+					memset(d->shadow + off, 0, cend - off);
+			}
+			runs[0] = off;
+			runs[1] = cend - off;
+			put_runs(d, cpu, c, runs, 1);
+			off = cend;
+			continue;
+		}
 		for (uint64_t s = off; s < cend; s++) {
 			uint8_t b = d->map[s];
 			uint8_t cnt = b & SL_SLOT_COUNT_MASK;

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <pthread.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/debug.h"
 
@@ -42,6 +43,8 @@
 #define PTE_ZERO (UINT64_C(1) << 61)
 #define PTE_VAL_MASK ((UINT64_C(1) << 61) - 1)
 #define PMD_PAGES 512u
+/* the orders a large swap-in may take: mTHP sizes below PMD */
+#define SWAPIN_ORDERS (((1u << SL_PMD_ORDER) - 1) & ~((1u << SL_MTHP_MIN_ORDER) - 1))
 
 enum { PMD_NONE = 0, PMD_TABLE = 1, PMD_HUGE = 2 };
 
@@ -317,12 +320,41 @@ static uint32_t folio_split(sl_proc *p, uint32_t id)
 	return zeroed;
 }
 
-static int range_none(const region *rg, uint32_t a, uint32_t nr)
+/* The pages around pg whose PTEs match a pattern, found lazily: [lo, hi]
+ * grows only as far as an order's aligned range needs and stops for good at
+ * the first page that does not match, so trying the orders from the largest
+ * down reads each PTE at most once (the orders' ranges are nested). Page j
+ * matches when its PTE is pat | (val + step * (j - pg)): none (0, 0, 0), or
+ * swap entries consecutive with pg's (PTE_SWAP, pg's entry, 1). */
+typedef struct pte_span {
+	uint32_t pg, lo, hi;    /* every page in [lo, hi] matches */
+	uint8_t lo_end, hi_end; /* lo - 1 (hi + 1) is known not to */
+	uint64_t pat, val, step;
+} pte_span;
+
+static inline int span_match(const region *rg, const pte_span *sp, uint32_t j)
 {
-	for (uint32_t j = 0; j < nr; j++)
-		if (rg->pte[a + j])
-			return 0;
-	return 1;
+	return rg->pte[j] == (sp->pat | (sp->val + sp->step * ((uint64_t)j - sp->pg)));
+}
+
+/* Every page of [a, a + nr) (which holds sp->pg) matches. Always inlined:
+ * each caller's constant pattern folds into its loops. */
+static inline __attribute__((always_inline)) int
+span_covers(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
+{
+	while (sp->lo > a && !sp->lo_end) {
+		if (span_match(rg, sp, sp->lo - 1))
+			sp->lo--;
+		else
+			sp->lo_end = 1;
+	}
+	while (sp->hi < a + nr - 1 && !sp->hi_end) {
+		if (span_match(rg, sp, sp->hi + 1))
+			sp->hi++;
+		else
+			sp->hi_end = 1;
+	}
+	return sp->lo <= a && sp->hi >= a + nr - 1;
 }
 
 /* do_anonymous_page() + alloc_anon_folio() - 6.18: a PMD THP
@@ -331,7 +363,7 @@ static int range_none(const region *rg, uint32_t a, uint32_t nr)
  * order whose aligned range of address lies inside the VMA with every PTE
  * none; else order 0. At a region's edges and around holes the order thus
  * depends on where the region starts (its pgoff). */
-static void fault_anon(sl_proc *p, int r, uint32_t pg)
+static uint32_t fault_anon(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
 	int order = 0;
@@ -342,11 +374,12 @@ static void fault_anon(sl_proc *p, int r, uint32_t pg)
 		    thp_vma_suitable_order(rg, pg, SL_PMD_ORDER, &head) && !proc_charge(p, SL_PMD_ORDER)) {
 			order = SL_PMD_ORDER;
 		} else {
-			head = pg;
+			head = pg; /* a PMD range whose charge failed moved it */
+			pte_span sp = { .pg = pg, .lo = pg, .hi = pg };
 			for (int k = SL_PMD_ORDER - 1; k >= SL_MTHP_MIN_ORDER; k--) {
 				uint32_t a;
 				if ((p->mthp & (1u << k)) && thp_vma_suitable_order(rg, pg, k, &a) &&
-				    range_none(rg, a, 1u << k) && !proc_charge(p, k)) {
+				    span_covers(rg, &sp, a, 1u << k) && !proc_charge(p, k)) {
 					order = k;
 					head = a;
 					break;
@@ -358,16 +391,14 @@ static void fault_anon(sl_proc *p, int r, uint32_t pg)
 		proc_charge(p, 0);
 	folio_map_new(p, r, head, order);
 	p->st.faults_anon[order]++;
+	return head + (1u << order);
 }
 
 /* can_swapin_thp() - 6.18: the aligned range's PTEs are swap entries with
- * consecutive offsets, ending where the faulting entry says. */
-static int can_swapin_thp(const region *rg, uint32_t a, uint32_t nr, uint64_t base)
+ * consecutive offsets, page pg's being its own (sp: the span of those). */
+static int can_swapin_thp(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
 {
-	for (uint32_t j = 0; j < nr; j++)
-		if (rg->pte[a + j] != (PTE_SWAP | (base + j)))
-			return 0;
-	return 1;
+	return span_covers(rg, sp, a, nr);
 }
 
 /* noncontig (a virtual swap layer): the aligned range [a, a + 2^k) holds
@@ -405,31 +436,38 @@ static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
  * swapped in whole (offset and address agree modulo the size), and the
  * slots are freed at once. noncontig also takes a
  * range that was swapped out as one folio, its runs of slots freed in turn. */
-static void fault_swap(sl_proc *p, int r, uint32_t pg)
+static uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
 	SL_ASSERT(is_swap(rg->pte[pg]));
-	if (p->swapin_mode == SL_SWAPIN_LARGE && (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) &&
-	    !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
-		for (int k = SL_PMD_ORDER - 1; k >= SL_MTHP_MIN_ORDER; k--) {
+	if (p->swapin_mode == SL_SWAPIN_LARGE && (p->mthp & SWAPIN_ORDERS) &&
+	    (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) && !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
+		pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
+		int k = SL_PMD_ORDER - 1;
+		/* without swo only an order whose low bits of offset and address
+		 * agree can succeed: start at the largest such order */
+		uint64_t x = off ^ (rg->spec.pgoff + pg);
+		if (!rg->swo && x && __builtin_ctzll(x) < k)
+			k = __builtin_ctzll(x);
+		for (; k >= SL_MTHP_MIN_ORDER; k--) {
 			uint32_t nr = 1u << k, a;
 			if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
 				continue;
 			uint64_t base = off - (pg - a);
-			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) && can_swapin_thp(rg, a, nr, base) &&
-			    !proc_charge(p, k)) {
+			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
+			    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
 				folio_map_new(p, r, a, k);
 				sl_set_put(p->s, p->cpu, base, nr);
 				p->st.swpin[k]++;
-				return;
+				return a + nr;
 			}
 			if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
 				put_swap_ptes(p, rg, a, nr);
 				folio_map_new(p, r, a, k);
 				p->st.swpin[k]++;
-				return;
+				return a + nr;
 			}
 		}
 	}
@@ -437,30 +475,44 @@ static void fault_swap(sl_proc *p, int r, uint32_t pg)
 	folio_map_new(p, r, pg, 0);
 	sl_set_put(p->s, p->cpu, off, 1);
 	p->st.swpin[0]++;
+	return pg + 1;
 }
 
-/* The stores of sl_proc_touch; young: reclaim's accessed bits, or NULL
- * (inlined twice, so that the run without reclaim tests nothing per page). */
+/* The stores of sl_proc_touch: pages [first, first + n) in address order.
+ * A fault maps a folio over the faulting page and the pages after it up to
+ * the folio's end, which the writes then only mark written: they go in one
+ * step. young: reclaim's accessed bits, or NULL (inlined twice, so that the
+ * run without reclaim tests nothing per page). */
 static inline __attribute__((always_inline)) void touch_range(sl_proc *p, int r, uint64_t first,
 							       uint64_t n, uint8_t *young)
 {
 	region *rg = &p->reg[r];
+	uint64_t end = first + n;
 
-	for (uint64_t i = first; i < first + n; i++) {
-		uint64_t pte = rg->pte[i];
+	for (uint64_t i = first; i < end;) {
+		uint64_t pte = rg->pte[i], next = i + 1;
 		if (!pte) {
-			fault_anon(p, r, (uint32_t)i);
+			next = fault_anon(p, r, (uint32_t)i);
 		} else if (is_swap(pte)) {
-			fault_swap(p, r, (uint32_t)i);
+			next = fault_swap(p, r, (uint32_t)i);
 		} else if (pte == PTE_ZERO) {
 			/* do_wp_page() on the zero page: a fresh order-0 folio */
 			proc_charge(p, 0);
 			folio_map_new(p, r, (uint32_t)i, 0);
 			p->st.faults_anon[0]++;
 		}
-		rg->data[i] = 1;
-		if (young)
-			young[i] = 1;
+		if (next > end)
+			next = end;
+		if (next - i == 1) {
+			rg->data[i] = 1;
+			if (young)
+				young[i] = 1;
+		} else {
+			memset(rg->data + i, 1, next - i);
+			if (young)
+				memset(young + i, 1, next - i);
+		}
+		i = next;
 	}
 }
 
@@ -701,6 +753,20 @@ static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
 	p->queue[(*nq)++] = id;
 }
 
+/* The first page at or after i, before e, with a present PTE (else e). */
+static uint64_t next_present(const region *rg, uint64_t i, uint64_t e)
+{
+	const uint64_t *pte = rg->pte;
+
+	for (; i + 4 <= e; i += 4)
+		if ((pte[i] | pte[i + 1] | pte[i + 2] | pte[i + 3]) & PTE_PRESENT)
+			break;
+	for (; i < e; i++)
+		if (is_present(pte[i]))
+			return i;
+	return e;
+}
+
 /* madvise_cold_or_pageout_pte_range() for one PMD's part [s, e) of the
  * range, then reclaim_pages() on what it isolated (address order). A large
  * folio not wholly mapped inside [s, e) is split first and its pages are
@@ -721,11 +787,8 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 		folio_split(p, id);
 		p->st.splits++;
 	}
-	for (uint64_t i = s; i < e; i++) {
-		uint64_t pte = rg->pte[i];
-		if (!is_present(pte))
-			continue;
-		uint32_t id = (uint32_t)pte_val(pte);
+	for (uint64_t i = next_present(rg, s, e); i < e; i = next_present(rg, i + 1, e)) {
+		uint32_t id = (uint32_t)pte_val(rg->pte[i]);
 		folio *f = &p->f[id];
 		if (f->queued)
 			continue;
@@ -744,6 +807,12 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 				if (!is_present(rg->pte[i]))
 					continue; /* now the zero page */
 				id = (uint32_t)pte_val(rg->pte[i]);
+			} else {
+				/* every page of a wholly mapped folio maps it: the
+				 * rest of them would only find it queued */
+				queue_folio(p, &nq, id);
+				i = f->head + nr - 1;
+				continue;
 			}
 		}
 		queue_folio(p, &nq, id);
@@ -783,14 +852,96 @@ void sl_proc_layout(const sl_proc *p, uint64_t *out)
 	}
 }
 
+#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+#define FNV_PRIME UINT64_C(0x100000001b3)
+#define FNV_PRIME_POW7                                                                      \
+	(FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME)
+
+/* Each FNV-1a step (h ^ b) * P equals h * P + ((l ^ b) - l) * P, l the low
+ * byte of h, and the next low byte depends on l and b alone. So the eight
+ * 0xff bytes of SL_NOT_SWAPPED take h to h * P^8 + fnv_ff[l]: a table over
+ * the 256 low bytes, made once. */
+static uint64_t fnv_ff[256];
+static pthread_once_t fnv_ff_once = PTHREAD_ONCE_INIT;
+
+static void fnv_ff_init(void)
+{
+	for (unsigned l0 = 0; l0 < 256; l0++) {
+		uint64_t h = l0;
+		for (int b = 0; b < 8; b++)
+			h = (h ^ 0xff) * FNV_PRIME;
+		/* the steps from l0 alone, less l0's own multiple */
+		uint64_t p8 = 1;
+		for (int b = 0; b < 8; b++)
+			p8 *= FNV_PRIME;
+		fnv_ff[l0] = h - l0 * p8;
+	}
+}
+
+/* FNV-1a 64 over the 8 little-endian bytes of one layout entry. A zero byte
+ * only multiplies by the prime ((h ^ 0) * P), so an entry whose top bytes are
+ * zero (every swap offset below 2^48 on device 0) takes one xor-multiply per
+ * significant byte and one multiply by the prime's power for the rest: the
+ * same value as the byte loop, in fewer steps of the serial chain. */
+static inline uint64_t fnv_entry(uint64_t h, uint64_t v)
+{
+	static const uint64_t pw[9] = {
+		UINT64_C(1), FNV_PRIME, FNV_PRIME * FNV_PRIME, FNV_PRIME * FNV_PRIME * FNV_PRIME,
+		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
+		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
+		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
+		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
+		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME *
+			FNV_PRIME,
+	};
+
+	if (v < 0x10000)
+		return ((h ^ (v & 0xff)) * FNV_PRIME ^ (v >> 8)) * pw[7];
+	if (v == SL_NOT_SWAPPED)
+		return h * pw[8] + fnv_ff[h & 0xff];
+	int nb = 0;
+	for (uint64_t t = v; t; t >>= 8)
+		nb++;
+	for (int b = 0; b < nb; b++)
+		h = (h ^ ((v >> (8 * b)) & 0xff)) * FNV_PRIME;
+	return h * pw[8 - nb];
+}
+
 uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	uint64_t h = FNV_OFFSET;
+	pthread_once(&fnv_ff_once, fnv_ff_init);
 	for (uint64_t i = 0; i < n; i++)
-		for (int b = 0; b < 8; b++) {
-			h ^= (layout[i] >> (8 * b)) & 0xff;
-			h *= UINT64_C(0x100000001b3);
+		h = fnv_entry(h, layout[i]);
+	return h;
+}
+
+uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out, uint64_t *swapped)
+{
+	uint64_t h = FNV_OFFSET, n = 0;
+
+	pthread_once(&fnv_ff_once, fnv_ff_init);
+	for (int r = 0; r < p->nreg; r++) {
+		const uint64_t *pte = p->reg[r].pte;
+		uint64_t np = p->reg[r].spec.npages;
+		for (uint64_t i = 0; i < np; i++) {
+			/* a swap PTE of an entry below 2^16 (every slot of a
+			 * device up to 256 MiB): fnv_entry()'s first case */
+			uint64_t u = pte[i] - PTE_SWAP;
+			if (u < 0x10000) {
+				out[i] = u;
+				n++;
+				h = ((h ^ (u & 0xff)) * FNV_PRIME ^ (u >> 8)) * (FNV_PRIME_POW7);
+				continue;
+			}
+			uint64_t v = is_swap(pte[i]) ? pte_val(pte[i]) : SL_NOT_SWAPPED;
+			n += is_swap(pte[i]);
+			out[i] = v;
+			h = fnv_entry(h, v);
 		}
+		out += np;
+	}
+	*swapped = n;
 	return h;
 }
 

@@ -48,13 +48,10 @@ static void iter_end(run_ctx *c)
 		ir->swpin[o] = st->swpin[o] - c->base.swpin[o];
 	}
 	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;
-	sl_proc_layout(c->p, c->layout);
-	ir->layout_hash = sl_layout_hash(c->layout, c->res->npages);
+	ir->layout_hash = sl_proc_layout_hash(c->p, c->layout, &ir->swapped_pages);
 	ir->inuse_pages = sl_set_inuse(c->s);
 	for (int t = 0; t < c->s->nr; t++)
 		ir->dev_inuse[t] = c->s->dev[t]->inuse_pages;
-	for (uint64_t i = 0; i < c->res->npages; i++)
-		ir->swapped_pages += c->layout[i] != SL_NOT_SWAPPED;
 	if (c->res->frag) {
 		/* the first device's walk also fills the cluster map's row */
 		sl_frag_metrics *m = &c->res->frag[c->it - 1];

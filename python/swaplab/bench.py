@@ -4,6 +4,7 @@ bench alloc   order-k free+alloc churn on devices of several sizes and fill
               levels (core/src/bench.c), and the wall time of a whole
               thp-swap-v1 run.
 bench threads multi-threaded churn under the locks.
+bench run     the wall time of whole runs against issue 16's targets.
 bench compare two builds side by side (benchcompare.py).
 """
 from __future__ import annotations
@@ -17,6 +18,16 @@ from .params import (CLUSTER_BYTES, PAGE, ParamError, WorkloadParams, format_siz
 from .results import check_outputs, machine_info, write_json
 
 SCHEMA = "swaplab.bench/1"
+
+# Whole runs with a speed target (issue 16 item 3), timed by `bench run` and
+# counted by `bench compare`: the parameters are WorkloadParams' (64 MiB of
+# zram, 100 iterations, seed 1 unless named).
+RUN_CASES = [
+    {"name": "thp-swap-v1", "params": {"workload": "thp-swap-v1"}, "target_ms": 5.0},
+    {"name": "thp-swap -a 16K-1M", "params": {"workload": "thp-swap", "aligned_swapin": True,
+                                              "mthp_kb": [16, 32, 64, 128, 256, 512, 1024]},
+     "target_ms": 15.0},
+]
 
 
 def add_parsers(bsub) -> None:
@@ -66,8 +77,56 @@ def add_parsers(bsub) -> None:
     w.add_argument("--workers", default=None, help="workers of the parallel run (default: every core)")
     w.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
 
+    r = bsub.add_parser("run", help="wall time of whole runs against their targets",
+                        description="Times the whole runs of issue 16 (" +
+                                    "; ".join(f"{c['name']}: target {c['target_ms']:g} ms" for c in RUN_CASES) +
+                                    "), the cases alternating, each --runs times; per case the "
+                                    "median, min and max of the run's own time (sl_run's, the C "
+                                    "core alone).")
+    r.add_argument("--policy", default="linux-6.18", help="policy (default linux-6.18)")
+    r.add_argument("--runs", default="7", help="runs of each case (default 7)")
+    r.add_argument("--json", metavar="PATH", help="write the JSON result ('-' for stdout only)")
+
     from . import benchcompare
     benchcompare.add_parser(bsub)
+
+
+def run_cases(policy: str, runs: int, progress=None) -> dict:
+    secs = [[] for _ in RUN_CASES]
+    for _ in range(runs):
+        for k, c in enumerate(RUN_CASES):
+            wp = WorkloadParams(**c["params"])
+            secs[k].append(_core.run(policy=policy, **wp.core_kwargs())["seconds"])
+    results = []
+    for c, s in zip(RUN_CASES, secs):
+        med = statistics.median(s)
+        row = {"case": c["name"], "params": WorkloadParams(**c["params"]).as_json(), "runs": runs,
+               "seconds": s, "seconds_median": med, "seconds_min": min(s), "seconds_max": max(s),
+               "target_ms": c["target_ms"], "met": med * 1000 <= c["target_ms"]}
+        results.append(row)
+        if progress:
+            progress(row)
+    return {"schema": SCHEMA, "bench": "run", "swaplab_version": __version__, "policy": policy,
+            "machine": machine_info(), "results": results}
+
+
+def main_run(a) -> int:
+    from .params import check_policy_name
+    check_policy_name(a.policy)
+    runs = parse_count(a.runs, "--runs", 1, 10000)
+    check_outputs([("--json", a.json)])
+    quiet = a.json == "-"
+
+    def progress(r):
+        if not quiet:
+            print(f"{r['case']}: median {r['seconds_median'] * 1000:.2f} ms "
+                  f"[{r['seconds_min'] * 1000:.2f}-{r['seconds_max'] * 1000:.2f}] over {r['runs']} runs, "
+                  f"target {r['target_ms']:g} ms: {'met' if r['met'] else 'NOT met'}", flush=True)
+
+    out = run_cases(a.policy, runs, progress)
+    if a.json:
+        write_json(a.json, out)
+    return 0
 
 
 def main_sweep(a) -> int:
@@ -174,6 +233,8 @@ def main(a) -> int:
         return main_threads(a)
     if a.bench == "sweep":
         return main_sweep(a)
+    if a.bench == "run":
+        return main_run(a)
     if a.bench == "compare":
         from .benchcompare import main_compare
         return main_compare(a)

@@ -39,7 +39,8 @@ WORKLOAD = "thp-swap-v1"
 # Runs inside each build's own process (argv[1]: the package directory,
 # argv[2]: the spec as JSON) and prints its measurements as JSON. It uses
 # only what every swaplab commit with `bench alloc` and `bench threads` has:
-# _core.bench_alloc, _core.bench_threads, _core.run, params.WorkloadParams.
+# _core.bench_alloc, _core.bench_threads, _core.run, params.WorkloadParams
+# (the whole runs: bench.RUN_CASES' parameters).
 CHILD = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -55,9 +56,10 @@ for c in spec["threads"]:
     r = _core.bench_threads(spec["policy"], c["slots"], c["threads"], c["fill"], [c["order"]], c["ops"],
                             spec["seed"], concurrent=c["locks"])
     out["threads"].append(r["ops_per_sec"])
-wp = WorkloadParams(workload=spec["workload"])
-for _ in range(spec["runs"]):
-    out["run"].append(_core.run(policy=spec["policy"], **wp.core_kwargs())["seconds"])
+for c in spec["run_cases"]:
+    wp = WorkloadParams(**c["params"])
+    out["run"].append([_core.run(policy=spec["policy"], **wp.core_kwargs())["seconds"]
+                       for _ in range(spec["runs"])])
 json.dump(out, sys.stdout)
 """
 
@@ -70,7 +72,8 @@ ENTRY = {"alloc": "py_bench_alloc", "threads": "py_bench_threads", "run": "py_ru
 def add_parser(bsub) -> None:
     c = bsub.add_parser("compare", help="compare two builds side by side (regression guard)",
                         description="Builds REV and the working tree (or REV2) side by side and runs "
-                                    "bench alloc cases, bench threads cases and whole thp-swap-v1 runs "
+                                    "bench alloc cases, bench threads cases and the whole runs of "
+                                    "bench run (thp-swap-v1; thp-swap -a with 16K-1M) "
                                     "on each, alternating; prints medians, spread and the ratio B/A. "
                                     "--callgrind counts instructions instead (deterministic: the "
                                     "recommended mode on a shared machine).")
@@ -89,7 +92,8 @@ def add_parser(bsub) -> None:
     c.add_argument("--threads", default=None,
                    help="bench threads cases too (4G device, --orders, --fills): these thread counts "
                         "with locks, and one thread without (the deterministic cost), e.g. 1,2")
-    c.add_argument("--runs", default="3", help="whole thp-swap-v1 runs per child (default 3; 0 skips)")
+    c.add_argument("--runs", default="3",
+                   help="runs of each whole-run case (bench run's) per child (default 3; 0 skips)")
     c.add_argument("--seed", default="1", help="the seed of every case (default 1)")
     c.add_argument("--build-dir", metavar="DIR", default=None,
                    help="keep the builds here and reuse a commit's build (default: a temporary directory)")
@@ -192,8 +196,10 @@ def make_spec(policy, sizes, fills, orders, pairs, threads, runs, seed) -> dict:
                     tcases.append({"size": format_size(size), "slots": size // PAGE, "order": o,
                                    "fill": f / 100.0, "fill_pct": f, "threads": t, "locks": locks,
                                    "ops": max(1, pairs >> o)})
+    from .bench import RUN_CASES
     return {"policy": policy, "seed": seed, "workload": WORKLOAD, "runs": runs, "alloc": alloc,
-            "threads": tcases}
+            "threads": tcases,
+            "run_cases": [{"name": c["name"], "params": c["params"]} for c in RUN_CASES]}
 
 
 def case_names(spec: dict) -> list:
@@ -201,7 +207,7 @@ def case_names(spec: dict) -> list:
     names += [("threads", f"threads {c['threads']}{'' if c['locks'] else ' no locks'} {c['size']} "
                           f"order {c['order']} fill {c['fill_pct']}%") for c in spec["threads"]]
     if spec["runs"]:
-        names.append(("run", f"run {spec['workload']} {spec['policy']}"))
+        names += [("run", f"run {c['name']} {spec['policy']}") for c in spec["run_cases"]]
     return names
 
 
@@ -227,7 +233,7 @@ def _values(out: dict, spec: dict) -> list:
     median seconds."""
     vals = list(out["alloc"]) + list(out["threads"])
     if spec["runs"]:
-        vals.append(statistics.median(out["run"]))
+        vals += [statistics.median(r) for r in out["run"]]
     return vals
 
 
@@ -250,7 +256,7 @@ def _callgrind_counts(pkg: str, spec: dict, where: str, label: str) -> list:
     os.makedirs(where, exist_ok=True)
     counts = []
     for kind in ("alloc", "threads", "run"):
-        want = spec["runs"] if kind == "run" else len(spec[kind])
+        want = (len(spec["run_cases"]) * spec["runs"]) if kind == "run" else len(spec[kind])
         if not want:
             continue
         sub = dict(spec, alloc=[], threads=[], runs=0)
@@ -279,8 +285,8 @@ def _callgrind_counts(pkg: str, spec: dict, where: str, label: str) -> list:
 
 
 def callgrind_mode(sides, spec, tmp, progress) -> list:
-    """Per side and case: instructions per pair ((2N - N) / N), and a whole
-    run's instructions."""
+    """Per side and case: instructions per pair ((2N - N) / N), and each
+    whole run's instructions."""
     spec1 = dict(spec, runs=min(spec["runs"], 1))
     spec2 = dict(spec1, runs=0,
                  alloc=[dict(c, pairs=2 * c["pairs"]) for c in spec["alloc"]],
@@ -297,7 +303,7 @@ def callgrind_mode(sides, spec, tmp, progress) -> list:
             n = c.get("pairs", c.get("ops"))
             vals.append([(b[k] - a[k]) / n])
         if spec1["runs"]:
-            vals.append([float(a[len(cases)])])
+            vals += [[float(x)] for x in a[len(cases):]]
         per.append(vals)
     return per
 
@@ -403,6 +409,7 @@ def main_compare(a) -> int:
            "mode": "callgrind" if a.callgrind else "time", "repeats": 1 if a.callgrind else repeats,
            "a": {"rev": a.rev, "commit": sha_a}, "b": {"rev": rev_b, "commit": commit_b},
            "policy": a.policy, "seed": seed, "pairs": pairs, "runs": runs, "workload": WORKLOAD,
+           "run_cases": [c["name"] for c in spec["run_cases"]],
            "machine": machine_info(), "cases": summarise(per, spec, "callgrind" if a.callgrind else "time")}
     if not quiet:
         print_report(out)

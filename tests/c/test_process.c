@@ -372,3 +372,32 @@ TEST(process_offset_matters_only_for_folios_larger_than_it_aligns)
 	CHECK_EQ(h[0], h[1]);
 	CHECK(h[2] != h[3]);
 }
+
+/* docs/layout-hash.md's definition, a byte at a time */
+static uint64_t fnv1a_bytes(const uint64_t *v, uint64_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (uint64_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			h = (h ^ ((v[i] >> (8 * b)) & 0xff)) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+TEST(process_layout_hash_equals_bytewise_fnv1a)
+{
+	/* entries of every byte length (zero bytes inside and on top), the
+	 * not-swapped marker, zero, device types above 0; every prefix */
+	uint64_t v[600];
+	uint64_t x = 12345;
+	for (int i = 0; i < 600; i++) {
+		x = x * UINT64_C(6364136223846793005) + 1442695040888963407u;
+		int bytes = i % 9;
+		v[i] = bytes == 8 ? x : (x >> 11) & ((UINT64_C(1) << (8 * bytes)) - 1);
+		if (i % 7 == 3)
+			v[i] = SL_NOT_SWAPPED;
+		if (i % 11 == 5)
+			v[i] = sl_entry(i % 8, v[i] & 0xffff00ff);
+	}
+	for (uint64_t n = 0; n <= 600; n += (n < 20 ? 1 : 37))
+		CHECK_EQ(sl_layout_hash(v, n), fnv1a_bytes(v, n));
+}

@@ -69,8 +69,10 @@ def test_compare_head_with_head_time_mode(cli, build_dir, tmp_path):
     d = json.loads(out.read_text())
     assert d["schema"] == "swaplab.bench-compare/1" and d["mode"] == "time" and d["repeats"] == 2
     assert d["a"] == {"rev": "HEAD", "commit": sha} and d["b"] == {"rev": "HEAD", "commit": sha}
-    assert [c["case"] for c in d["cases"]] == ["alloc 64M order 0 fill 50%", "run thp-swap-v1 linux-6.18"]
-    assert [c["metric"] for c in d["cases"]] == ["pairs/s", "seconds"]
+    assert [c["case"] for c in d["cases"]] == ["alloc 64M order 0 fill 50%", "run thp-swap-v1 linux-6.18",
+                                               "run thp-swap -a 16K-1M linux-6.18"]
+    assert [c["metric"] for c in d["cases"]] == ["pairs/s", "seconds", "seconds"]
+    assert d["run_cases"] == ["thp-swap-v1", "thp-swap -a 16K-1M"]
     for c in d["cases"]:
         for side in ("a", "b"):
             s = c[side]
@@ -81,9 +83,10 @@ def test_compare_head_with_head_time_mode(cli, build_dir, tmp_path):
     assert lines[2].startswith("time, 2 alternating rounds (A B A B ...)")
     assert re.fullmatch(r"alloc 64M order 0 fill 50%\s+pairs/s\s+A\s+[\d.]+ M \[[\d.]+ M-[\d.]+ M\]\s+"
                         r"B\s+[\d.]+ M \[[\d.]+ M-[\d.]+ M\]\s+ratio \d+\.\d{3}", lines[3]), lines[3]
-    assert re.fullmatch(r"run thp-swap-v1 linux-6.18\s+seconds\s+A\s+[\d.]+ ms \[.*\]\s+B\s+[\d.]+ ms "
-                        r"\[.*\]\s+ratio \d+\.\d{3}", lines[4]), lines[4]
-    assert len(lines) == 5
+    for line, case in zip(lines[4:], ("run thp-swap-v1 linux-6.18", "run thp-swap -a 16K-1M linux-6.18")):
+        assert re.fullmatch(re.escape(case) + r"\s+seconds\s+A\s+[\d.]+ ms \[.*\]\s+B\s+[\d.]+ ms "
+                            r"\[.*\]\s+ratio \d+\.\d{3}", line), line
+    assert len(lines) == 6
     # the commit's build was kept and is reused
     assert os.path.exists(os.path.join(build_dir, sha, "built"))
 

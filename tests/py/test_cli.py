@@ -78,6 +78,10 @@ BAD = [
     (["bench", "alloc", "--sizes", "17T"], "swaplab bench: error: --sizes 17T is larger than the model supports here (16T)"),
     (["bench", "threads", "--threads", "1000"], "swaplab bench: error: --threads 1000 is outside 1..256"),
     (["bench", "threads", "--mix", ""], "swaplab bench: error: --mix '' is empty"),
+    (["bench", "run", "--runs", "0"], "swaplab bench: error: --runs 0 is outside 1..10000"),
+    (["bench", "run", "--policy", "no-such"],
+     "swaplab bench: error: unknown policy 'no-such' (known: linux-6.9, linux-6.10, nonfull-2024, linux-6.12, "
+     "linux-6.15, linux-6.18, buddy, first-fit, noncontig, proposal-reuse, proposal-reserve, proposal-retag)"),
     (["bench", "threads", "--ops", "18446744073709551616"],
      "swaplab bench: error: --ops 18446744073709551616 is outside 1..1000000000000"),
     (["kernel", "run", "thp-swap-v1", "--cpus", "4", "--migrate-every", "8"],
@@ -124,7 +128,7 @@ def test_bad_input_writes_nothing(cli, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", [[], ["run"], ["policies"], ["workloads"], ["bench"], ["bench", "alloc"],
-                                 ["golden"]])
+                                 ["bench", "run"], ["golden"]])
 def test_help_everywhere(cli, cmd):
     p = cli(*cmd, "--help")
     assert p.returncode == 0
@@ -180,6 +184,26 @@ def test_bench_alloc_json(cli, tmp_path):
     assert [(r["order"], r["fill_pct"]) for r in b["results"]] == [(0, 50), (4, 50)]
     assert all(r["ops_per_sec"] > 0 and r["failures"] == 0 for r in b["results"])
     assert b["thp_swap_v1"]["runs"] == 1
+
+
+def test_bench_run_json(cli, tmp_path):
+    """bench run: both whole-run cases of issue 16 with their targets; the
+    runs are the model's own (the same counts as swaplab run)."""
+    out = tmp_path / "r.json"
+    cli("bench", "run", "--runs", "2", "--json", str(out), check=True)
+    b = json.loads(out.read_text())
+    assert b["schema"] == "swaplab.bench/1" and b["bench"] == "run" and b["policy"] == "linux-6.18"
+    assert [(r["case"], r["target_ms"]) for r in b["results"]] == [("thp-swap-v1", 5.0),
+                                                                   ("thp-swap -a 16K-1M", 15.0)]
+    v1, mixed = b["results"]
+    assert v1["params"]["workload"] == "thp-swap-v1" and v1["params"]["iterations"] == 100
+    assert v1["params"]["swap_bytes"] == 64 << 20
+    assert mixed["params"]["aligned_swapin"] is True
+    assert mixed["params"]["mthp_sizes"] == ["16K", "32K", "64K", "128K", "256K", "512K", "1M"]
+    for r in b["results"]:
+        assert r["runs"] == 2 and len(r["seconds"]) == 2
+        assert 0 < r["seconds_min"] <= r["seconds_median"] <= r["seconds_max"]
+        assert r["met"] == (r["seconds_median"] * 1000 <= r["target_ms"])
 
 
 def test_golden_check_passes_on_committed_file(cli, root):

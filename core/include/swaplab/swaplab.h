@@ -287,6 +287,9 @@ void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu);
 /* The layout hash (docs/layout-hash.md): FNV-1a 64 over the little-endian
  * bytes of the layout. */
 uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
+/* sl_proc_layout() and sl_layout_hash() of it in one pass; *swapped: the
+ * pages that are swapped out. */
+uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out, uint64_t *swapped);
 
 /* ------------------------------------------------------------------ metrics */
 
