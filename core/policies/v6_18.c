@@ -119,9 +119,12 @@ LR_INLINE uint64_t v6_18_alloc_m(sl_device *d, int cpu, int order, const int con
 
 static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
 {
-#define M(conc) v6_18_alloc_m(d, cpu, order, conc)
-	return SL_BY_MODE(d, M);
-#undef M
+	if (d->lk)
+		return v6_18_alloc_m(d, cpu, order, 1);
+	/* order 0, the common case, built on its own: its scans are memchr() */
+	if (order == 0)
+		return v6_18_alloc_m(d, cpu, 0, 0);
+	return v6_18_alloc_m(d, cpu, order, 0);
 }
 
 /* The halves swapset.c calls with several devices - 6.18. */

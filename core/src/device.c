@@ -272,10 +272,7 @@ static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int c
 		sl_ci_lock_m(conc, d, c);
 		if (all_count_one(d->map + off, cend - off)) {
 			uint64_t run[2] = { off, cend - off };
-			if (cend - off == 1)
-				d->map[off] = SL_SLOT_CACHE;
-			else
-				memset(d->map + off, SL_SLOT_CACHE, cend - off);
+			sli_fill(d->map + off, SL_SLOT_CACHE, cend - off);
 			if (d->shadow)
 				memset(d->shadow + off, 0, cend - off);
 			put_runs_m(d, cpu, c, run, 1, conc);
@@ -292,7 +289,6 @@ void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 	SL_BY_MODE(d, M);
 #undef M
 }
-
 void sli_alloc_range(sl_device *d, uint64_t off, int order)
 {
 	sli_alloc_range_m(d, off, order, d->lk != NULL);

@@ -152,6 +152,21 @@ static inline int sli_range_is(const sl_device *d, uint64_t off, uint32_t nr, ui
 	return 1;
 }
 
+/* Sets n map bytes to `byte`: a folio's worth (at most 64 bytes) in 8-byte
+ * stores, inline; more through memset(). */
+static inline __attribute__((always_inline)) void sli_fill(uint8_t *p, uint8_t byte, uint64_t n)
+{
+	if (n == 1) {
+		*p = byte;
+	} else if (n <= 64 && !(n & 7)) {
+		uint64_t w = UINT64_C(0x0101010101010101) * byte;
+		for (uint64_t i = 0; i < n; i += 8)
+			memcpy(p + i, &w, 8);
+	} else {
+		memset(p, byte, n);
+	}
+}
+
 /* sli_alloc_range() and sli_release_range() with the mode as an argument
  * (locks.h: the _m forms). */
 static inline __attribute__((always_inline)) void sli_alloc_range_m(sl_device *d, uint64_t off, int order, int conc)
@@ -164,10 +179,7 @@ static inline __attribute__((always_inline)) void sli_alloc_range_m(sl_device *d
 	SL_ASSERT(off > 0 && sli_range_is(d, off, nr, SL_SLOT_FREE) && ci->count + nr <= SL_CLUSTER);
 	if (ci->count == 0)
 		ci->order = (uint8_t)order;
-	if (nr == 1)
-		d->map[off] = 1;
-	else
-		memset(d->map + off, 1, nr);
+	sli_fill(d->map + off, 1, nr);
 	ci->count = (uint16_t)(ci->count + nr);
 	sli_inuse_add_m(d, nr, conc);
 	if (d->shadow) {
@@ -189,10 +201,7 @@ static inline __attribute__((always_inline)) void sli_release_range_m(sl_device 
 	sl_assert_ci_locked(d, sli_cluster_of(off));
 	SL_ASSERT(sli_in_one_cluster(off, nr) && ci->count >= nr);
 	SL_ASSERT(sli_range_is(d, off, nr, SL_SLOT_CACHE));
-	if (nr == 1)
-		d->map[off] = SL_SLOT_FREE;
-	else
-		memset(d->map + off, SL_SLOT_FREE, nr);
+	sli_fill(d->map + off, SL_SLOT_FREE, nr);
 	if (d->shadow)
 		memset(d->shadow + off, 0, nr);
 	ci->count = (uint16_t)(ci->count - nr);
@@ -220,7 +229,7 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr);
 void sli_mark_discarding(sl_device *d, uint32_t c, int on);
 
 /* True when every slot of [off, off+nr) is free. */
-static inline int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)
+static inline __attribute__((always_inline)) int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)
 {
 	const uint8_t *p = d->map + off;
 

@@ -22,6 +22,9 @@
 #include "debug.h"
 
 #define LR_INLINE static inline __attribute__((always_inline))
+/* The rare rungs (steal, reclaim, discard): one out-of-line copy per mode,
+ * off the hot path's code. */
+#define LR_COLD static __attribute__((noinline, cold, unused))
 
 /* cluster_is_usable() - 6.14..6.18; with_table: 6.18's
  * cluster_table_is_alloced(). */
@@ -210,7 +213,7 @@ LR_INLINE uint64_t lrm_alloc_swap_scan_list(sl_device *d, int cpu, int list, int
  * cluster is searched for cache-only slots; none exist here, so it goes
  * back to the full list's tail (the LRU rotation the kernel does when
  * nothing frees). */
-LR_INLINE void lrm_swap_reclaim_full_clusters(sl_device *d, const int conc)
+LR_COLD void lrm_swap_reclaim_full_clusters(sl_device *d, const int conc)
 {
 	uint32_t c = lrm_isolate_lock_cluster(d, SL_LIST_FULL, conc);
 
@@ -263,7 +266,7 @@ LR_INLINE uint64_t lrm_swap_alloc_fast(sl_device *d, int cpu, int order, int wit
 }
 
 /* The order-0 steal of cluster_alloc_swap_entry() - 6.14..6.18. */
-static inline uint64_t lrm_steal_order0(sl_device *d, int cpu, const int conc)
+LR_COLD uint64_t lrm_steal_order0(sl_device *d, int cpu, const int conc)
 {
 	for (int o = 1; o < SL_NR_ORDERS; o++) {
 		uint64_t found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(o), 0, 1, conc);
@@ -349,7 +352,7 @@ LR_INLINE uint64_t lrm_folio_alloc_swap(sl_device *d, int cpu, int order, int wi
 }
 
 /* swap_do_scheduled_discard() - 6.14..6.18. */
-static inline uint32_t lrm_swap_do_scheduled_discard(sl_device *d, const int conc)
+LR_COLD uint32_t lrm_swap_do_scheduled_discard(sl_device *d, const int conc)
 {
 	uint32_t n = 0, c;
 
