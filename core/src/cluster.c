@@ -1,5 +1,5 @@
 /*
- * cluster.c - cluster lists: the only place list membership changes.
+ * cluster.c - cluster lists: their first filling at swapon.
  *
  * Lists are circular and doubly linked through indices into d->ci; the
  * heads are the SL_NR_LISTS entries past the last cluster, so a list head

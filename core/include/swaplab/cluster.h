@@ -2,11 +2,13 @@
  * swaplab/cluster.h - primitives shared by the policies (sli_* = cross-file).
  *
  * List membership changes only through sli_move_cluster() and
- * sli_isolate_cluster() (cluster.c): they update link, length and flag
- * together, so invariant I1 cannot be broken by a policy.
+ * sli_isolate_cluster() (inline below; swapon's sli_setup_clusters() in
+ * cluster.c): they update link, length and flag together, so invariant I1
+ * cannot be broken by a policy.
  * Slot ownership changes only through sli_alloc_range() and
- * sli_release_range() (device.c): they keep count, inuse_pages and the
- * debug shadow in step (I2, I4, I7).
+ * sli_release_range() (device.c; their bodies, with the mode as an
+ * argument, inline below): they keep count, inuse_pages and the debug
+ * shadow in step (I2, I4, I7).
  */
 #ifndef SWAPLAB_CLUSTER_H
 #define SWAPLAB_CLUSTER_H

@@ -4,7 +4,11 @@
  *
  * A device runs deterministic and lock-free unless sl_device_concurrent()
  * gave it locks (d->lk); every lock call below is then a no-op, so the
- * deterministic results and speed do not depend on this file.
+ * deterministic results do not depend on this file. The 6.14+ hot path
+ * (lockrework_body.h, device.c's put) goes further: it is built twice,
+ * with the mode a compile-time constant (the _m forms below), and picks
+ * the build once per operation, so the deterministic build holds no lock
+ * call, no test of d->lk and no locked instruction.
  *
  * Classes (the kernel's):
  *   DEVICE   si->lock. <= 6.13: held across a whole allocation (cluster
