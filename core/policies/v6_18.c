@@ -38,61 +38,93 @@
 #include "swaplab/swaplab.h"
 #include "swaplab/cluster.h"
 #include "swaplab/lockrework.h"
+#include "swaplab/lockrework_body.h"
 
-/* cluster_alloc_swap_entry() - 6.18: the fallback ladder. */
-static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+/* cluster_alloc_swap_entry() - 6.18: the fallback ladder, built for one
+ * mode (lockrework_body.h). */
+LR_INLINE uint64_t cluster_alloc_swap_entry_m(sl_device *d, int cpu, int order, const int conc)
 {
 	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
 
 	/* a swap file's large folio, or a rotational device's global cluster */
-	if (lr_ladder_head(d, order, 1, &found))
+	if (lrm_ladder_head(d, order, 1, &found, conc))
 		return found;
 	/* a discarding device prefers a free (already discarded) cluster */
 	if (discard) {
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
+		found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0, conc);
 		if (found)
 			return found;
 	}
 	/* partially used clusters of this order: least fragmentation */
 	if (order < SL_PMD_ORDER) {
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1);
+		found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1, conc);
 		if (found)
 			return found;
 	}
 	/* then one empty cluster */
 	if (!discard) {
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0);
+		found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0, conc);
 		if (found)
 			return found;
 	}
 	/* over half of swap used: try to free cache-only slots of a full cluster */
 	if (sl_vm_swap_full(d))
-		lr_swap_reclaim_full_clusters(d);
+		lrm_swap_reclaim_full_clusters(d, conc);
 	/* one fragmented cluster of this order, which rotates the frag list */
 	if (order < SL_PMD_ORDER) {
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0);
+		found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0, conc);
 		if (found)
 			return found;
 	}
 	if (order > 0)
 		return 0;
 	/* order 0 steals from higher-order clusters, frag before nonfull */
-	return lr_steal_order0(d, cpu);
+	return lrm_steal_order0(d, cpu, conc);
+}
+
+/* The two builds, inlined where lrm_folio_alloc_swap() calls them. */
+LR_INLINE uint64_t cluster_alloc_swap_entry_det(sl_device *d, int cpu, int order)
+{
+	return cluster_alloc_swap_entry_m(d, cpu, order, 0);
+}
+
+LR_INLINE uint64_t cluster_alloc_swap_entry_conc(sl_device *d, int cpu, int order)
+{
+	return cluster_alloc_swap_entry_m(d, cpu, order, 1);
+}
+
+/* cluster_alloc_swap_entry() - 6.18, in the device's mode. */
+static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
+{
+	return d->lk ? cluster_alloc_swap_entry_conc(d, cpu, order)
+		     : cluster_alloc_swap_entry_det(d, cpu, order);
 }
 
 /* folio_alloc_swap() - 6.18.4+: an order-0 failure discards the pending
  * clusters synchronously and tries again (swap_sync_discard(); 6.18.0-6.18.3
  * discarded inside cluster_alloc_swap_entry() instead). */
-static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t v6_18_alloc_m(sl_device *d, int cpu, int order, const int conc)
 {
 	uint64_t off;
 
 	do {
-		off = lr_folio_alloc_swap(d, cpu, order, 1, cluster_alloc_swap_entry);
+		off = lrm_folio_alloc_swap(d, cpu, order, 1,
+					   conc ? cluster_alloc_swap_entry_conc
+						: cluster_alloc_swap_entry_det, conc);
 	} while (!off && order == 0 && (d->flags & SL_DEV_DISCARD) &&
-		 lr_swap_do_scheduled_discard(d));
+		 lrm_swap_do_scheduled_discard(d, conc));
 	return off;
+}
+
+static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
+{
+	if (d->lk)
+		return v6_18_alloc_m(d, cpu, order, 1);
+	/* order 0, the common case, built on its own: its scans are memchr() */
+	if (order == 0)
+		return v6_18_alloc_m(d, cpu, 0, 0);
+	return v6_18_alloc_m(d, cpu, order, 0);
 }
 
 /* The halves swapset.c calls with several devices - 6.18. */

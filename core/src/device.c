@@ -14,6 +14,7 @@
 #include "swaplab/locks.h"
 #include "swaplab/swap_slots.h"
 #include "swaplab/debug.h"
+#include "swaplab/lockrework_body.h"
 
 sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 			    const sl_policy *pol, int debug, char *msg, size_t len)
@@ -153,10 +154,11 @@ uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)
 	uint64_t off = d->pol->alloc(d, cpu, order);
 	/* the policy contract (policy.h): naturally aligned, on the device */
 	SL_ASSERT(!(off & ((UINT64_C(1) << order) - 1)) && off + (UINT64_C(1) << order) <= d->max);
+	sl_dev_stats *st = d->lk ? sli_stats_m(d, 1) : &d->st;
 	if (off)
-		sli_stats(d)->alloc_ok[order]++;
+		st->alloc_ok[order]++;
 	else
-		sli_stats(d)->alloc_fail[order]++;
+		st->alloc_fail[order]++;
 	return off;
 }
 
@@ -174,140 +176,128 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 	return runs;
 }
 
+/* The policy's free of one run, with the cluster's lock held. 6.14+
+ * policies free through lr_free(): called here directly, in this mode's
+ * build. */
+static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cpu, uint64_t off,
+							    uint32_t nr, const int conc)
+{
+	if (d->pol->free == lr_free)
+		lrm_swap_entries_free(d, off, nr, conc);
+	else
+		d->pol->free(d, cpu, off, nr);
+}
+
 /* The frees of one cluster's chunk: under its lock (6.14+) or after.
  * Must be called with the cluster's lock held; drops it. */
-static void put_runs(sl_device *d, int cpu, uint32_t c, const uint64_t *runs, int n)
+static inline __attribute__((always_inline)) void put_runs_m(sl_device *d, int cpu, uint32_t c,
+							     const uint64_t *runs, int n,
+							     const int conc)
 {
 	int under = (d->pol->props & SL_POL_FREE_UNDER_CI_LOCK) != 0;
 
 	sl_assert_ci_locked(d, c);
 	if (!under)
-		sl_ci_unlock(d, c);
+		sl_ci_unlock_m(conc, d, c);
 	for (int i = 0; i < n; i++)
-		d->pol->free(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1]);
+		put_run_m(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1], conc);
 	if (under)
-		sl_ci_unlock(d, c);
+		sl_ci_unlock_m(conc, d, c);
 }
 
-/* Every byte of map[0 .. n) is 1: a count of one, no cache flag. */
-static inline int all_count_one(const uint8_t *map, uint64_t n)
+/* Every slot of [off, off+n) holds count 1 and no cache. */
+static inline int all_count_one(const uint8_t *p, uint64_t n)
 {
-	const uint64_t ones = UINT64_C(0x0101010101010101);
-	uint64_t i = 0, w;
+	uint64_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, map + i, 8);
-		if (w != ones)
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (w != UINT64_C(0x0101010101010101))
 			return 0;
 	}
 	for (; i < n; i++)
-		if (map[i] != 1)
+		if (p[i] != 1)
 			return 0;
 	return 1;
 }
 
+/* One cluster's chunk [off, cend) in general: slot by slot, the maximal
+ * runs that reach zero freed as one range each. Must be called with the
+ * cluster's lock held; drops it. */
+static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_t c, uint64_t off,
+						  uint64_t cend, const int conc)
+{
+	uint64_t runs[SL_CLUSTER]; /* (start, length) pairs: at most 256 runs */
+	int n = 0;
+
+	for (uint64_t s = off; s < cend; s++) {
+		uint8_t b = d->map[s];
+		uint8_t cnt = b & SL_SLOT_COUNT_MASK;
+		int last = (cnt == 1 && !(b & SL_SLOT_CACHE));
+		if (cnt == 0 || cnt == SL_SLOT_BAD)
+			abort(); /* put of a slot that holds no reference */
+		d->map[s] = last ? SL_SLOT_CACHE : (uint8_t)(b - 1);
+		if (!last)
+			continue;
+		if (d->shadow)
+			d->shadow[s] = 0;
+		if (n && runs[2 * n - 2] + runs[2 * n - 1] == s) {
+			runs[2 * n - 1]++;
+		} else {
+			runs[2 * n] = s;
+			runs[2 * n + 1] = 1;
+			n++;
+		}
+	}
+	put_runs_m(d, cpu, c, runs, n, conc);
+}
+
 /* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster
  * under the cluster lock; maximal runs that reach zero go to the policy's
- * free as one range each. */
-void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+ * free as one range each. The common case - every slot of a cluster's
+ * chunk at count 1, so the chunk is one run - skips the slot-by-slot walk.
+ * Built once per mode (locks.h). */
+static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int cpu, uint64_t off,
+							     uint64_t nr, const int conc)
 {
 	uint64_t end = off + nr;
-	uint64_t runs[SL_CLUSTER]; /* (start, length) pairs: at most 256 runs */
 
 	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus && off > 0 && end <= d->max);
 	while (off < end) {
 		uint32_t c = sli_cluster_of(off);
 		uint64_t cend = sli_cluster_offset(c) + SL_CLUSTER;
-		int n = 0;
 		if (cend > end)
 			cend = end;
-		sl_ci_lock(d, c);
+		sl_ci_lock_m(conc, d, c);
 		if (all_count_one(d->map + off, cend - off)) {
-			/* the common case: every slot's last reference, one run */
-			if (cend - off == 1) {
-				d->map[off] = SL_SLOT_CACHE;
-				if (d->shadow)
-					d->shadow[off] = 0;
-			} else {
-				memset(d->map + off, SL_SLOT_CACHE, cend - off);
-				if (d->shadow)
-					memset(d->shadow + off, 0, cend - off);
-			}
-			runs[0] = off;
-			runs[1] = cend - off;
-			put_runs(d, cpu, c, runs, 1);
-			off = cend;
-			continue;
-		}
-		for (uint64_t s = off; s < cend; s++) {
-			uint8_t b = d->map[s];
-			uint8_t cnt = b & SL_SLOT_COUNT_MASK;
-			int last = (cnt == 1 && !(b & SL_SLOT_CACHE));
-			if (cnt == 0 || cnt == SL_SLOT_BAD)
-				abort(); /* put of a slot that holds no reference */
-			d->map[s] = last ? SL_SLOT_CACHE : (uint8_t)(b - 1);
-			if (!last)
-				continue;
+			uint64_t run[2] = { off, cend - off };
+			sli_fill(d->map + off, SL_SLOT_CACHE, cend - off);
 			if (d->shadow)
-				d->shadow[s] = 0;
-			if (n && runs[2 * n - 2] + runs[2 * n - 1] == s) {
-				runs[2 * n - 1]++;
-			} else {
-				runs[2 * n] = s;
-				runs[2 * n + 1] = 1;
-				n++;
-			}
+				memset(d->shadow + off, 0, cend - off);
+			put_runs_m(d, cpu, c, run, 1, conc);
+		} else {
+			put_chunk_m(d, cpu, c, off, cend, conc);
 		}
-		put_runs(d, cpu, c, runs, n);
 		off = cend;
 	}
 }
 
-/* The range [off, off+nr) lies inside one cluster. */
-static inline int in_one_cluster(uint64_t off, uint32_t nr)
+void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 {
-	return nr > 0 && (off & (SL_CLUSTER - 1)) + nr <= SL_CLUSTER;
+#define M(conc) swap_put_m(d, cpu, off, nr, conc)
+	SL_BY_MODE(d, M);
+#undef M
 }
-
-/* Every slot of [off, off+nr) holds `byte`. */
-static inline int range_is(const sl_device *d, uint64_t off, uint32_t nr, uint8_t byte)
-{
-	for (uint32_t i = 0; i < nr; i++)
-		if (d->map[off + i] != byte)
-			return 0;
-	return 1;
-}
-
 void sli_alloc_range(sl_device *d, uint64_t off, int order)
 {
-	uint32_t nr = 1u << order;
-	sl_cluster *ci = &d->ci[sli_cluster_of(off)];
-
-	sl_assert_ci_locked(d, sli_cluster_of(off));
-	SL_ASSERT(order >= 0 && order < SL_NR_ORDERS && in_one_cluster(off, nr));
-	SL_ASSERT(off > 0 && range_is(d, off, nr, SL_SLOT_FREE) && ci->count + nr <= SL_CLUSTER);
-	if (ci->count == 0)
-		ci->order = (uint8_t)order;
-	if (nr == 1)
-		d->map[off] = 1;
-	else
-		memset(d->map + off, 1, nr);
-	ci->count = (uint16_t)(ci->count + nr);
-	sli_inuse_add(d, nr);
-	if (d->shadow) {
-		for (uint32_t i = 0; i < nr; i++)
-			if (d->shadow[off + i])
-				d->shadow_errors++;
-		d->shadow[off] = (uint8_t)(order + 1);
-		if (nr > 1)
-			memset(d->shadow + off + 1, SL_SHADOW_TAIL, nr - 1);
-	}
+	sli_alloc_range_m(d, off, order, d->lk != NULL);
 }
 
 void sli_reserve_range(sl_device *d, uint64_t off, uint32_t n)
 {
 	sl_assert_ci_locked(d, sli_cluster_of(off));
-	SL_ASSERT(off > 0 && in_one_cluster(off, n) && range_is(d, off, n, SL_SLOT_FREE));
+	SL_ASSERT(off > 0 && sli_in_one_cluster(off, n) && sli_range_is(d, off, n, SL_SLOT_FREE));
 	if (d->ci[sli_cluster_of(off)].count == 0)
 		d->ci[sli_cluster_of(off)].order = 0;
 	memset(d->map + off, SL_SLOT_CACHE, n);
@@ -329,54 +319,13 @@ void sli_take_reserved(sl_device *d, uint64_t off)
 
 void sli_release_range(sl_device *d, uint64_t off, uint32_t nr)
 {
-	sl_cluster *ci = &d->ci[sli_cluster_of(off)];
-
-	/* swap_entries_free(): one cluster, in use, each slot's last
-	 * reference gone (cache only) */
-	sl_assert_ci_locked(d, sli_cluster_of(off));
-	SL_ASSERT(in_one_cluster(off, nr) && ci->count >= nr);
-	SL_ASSERT(range_is(d, off, nr, SL_SLOT_CACHE));
-	memset(d->map + off, SL_SLOT_FREE, nr);
-	if (d->shadow)
-		memset(d->shadow + off, 0, nr);
-	ci->count = (uint16_t)(ci->count - nr);
-	sli_inuse_add(d, -(int64_t)nr);
-	sli_stats(d)->freed_slots += nr;
+	sli_release_range_m(d, off, nr, d->lk != NULL);
 }
 
 void sli_mark_discarding(sl_device *d, uint32_t c, int on)
 {
 	SL_ASSERT(c < d->nr_clusters && d->ci[c].count == 0);
 	memset(d->map + sli_cluster_offset(c), on ? SL_SLOT_BAD : SL_SLOT_FREE, SL_CLUSTER);
-}
-
-int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)
-{
-	const uint8_t *p = d->map + off;
-
-	if (nr < 8) {
-		for (uint32_t i = 0; i < nr; i++)
-			if (p[i])
-				return 0;
-		return 1;
-	}
-	for (uint32_t i = 0; i < nr; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		if (w)
-			return 0;
-	}
-	return 1;
-}
-
-uint64_t sli_find_free(const sl_device *d, uint64_t from, uint64_t to)
-{
-	if (from >= to)
-		return to;
-	if (!d->map[from])
-		return from; /* the cursor's own slot: the common case */
-	const uint8_t *p = memchr(d->map + from, 0, to - from);
-	return p ? (uint64_t)(p - d->map) : to;
 }
 
 static const struct { const char *name; unsigned flags; } kinds[] = {

@@ -4,7 +4,11 @@
  *
  * A device runs deterministic and lock-free unless sl_device_concurrent()
  * gave it locks (d->lk); every lock call below is then a no-op, so the
- * deterministic results and speed do not depend on this file.
+ * deterministic results do not depend on this file. The 6.14+ hot path
+ * (lockrework_body.h, device.c's put) goes further: it is built twice,
+ * with the mode a compile-time constant (the _m forms below), and picks
+ * the build once per operation, so the deterministic build holds no lock
+ * call, no test of d->lk and no locked instruction.
  *
  * Classes (the kernel's):
  *   DEVICE   si->lock. <= 6.13: held across a whole allocation (cluster
@@ -98,25 +102,45 @@ static inline void sli_spin_unlock(sl_spinlock *l)
 	atomic_store_explicit(&l->v, 0, memory_order_release);
 }
 
+/* The _m forms take the mode as an argument, `conc`: a compile-time
+ * constant where a hot path is built twice, once for each mode (lockrework
+ * body), so the deterministic build holds no test of d->lk, no lock call
+ * and no locked instruction. conc must equal (d->lk != NULL). */
+
+/* Both builds of a body M(conc): the deterministic one unless threads
+ * share the device. The one test of the mode an operation makes, at its
+ * entry. */
+#define SL_BY_MODE(d, M) ((d)->lk ? M(1) : M(0))
+
 /* The counters to bump: this thread's in concurrent runs. */
-static inline sl_dev_stats *sli_stats(sl_device *d)
+static inline __attribute__((always_inline)) sl_dev_stats *sli_stats_m(sl_device *d, int conc)
 {
-	if (!d->lk)
+	if (!conc)
 		return &d->st;
 	return sl_tl_devstats ? sl_tl_devstats : &d->st;
 }
 
+static inline sl_dev_stats *sli_stats(sl_device *d)
+{
+	return sli_stats_m(d, d->lk != NULL);
+}
+
 /* inuse_pages += delta: atomic only when threads share the device (a plain
  * load and store otherwise, no locked instruction on the hot path). */
-static inline void sli_inuse_add(sl_device *d, int64_t delta)
+static inline __attribute__((always_inline)) void sli_inuse_add_m(sl_device *d, int64_t delta, int conc)
 {
-	if (d->lk)
+	if (conc)
 		atomic_fetch_add_explicit(&d->inuse_pages, (uint64_t)delta, memory_order_relaxed);
 	else
 		atomic_store_explicit(&d->inuse_pages,
 				      atomic_load_explicit(&d->inuse_pages, memory_order_relaxed) +
 					      (uint64_t)delta,
 				      memory_order_relaxed);
+}
+
+static inline void sli_inuse_add(sl_device *d, int64_t delta)
+{
+	sli_inuse_add_m(d, delta, d->lk != NULL);
 }
 
 #ifdef SL_DEBUG
@@ -143,14 +167,20 @@ static inline void sli_dbg_unlock(uint8_t *held)
 	SL_ASSERT(*held); /* released but not held */
 	*held = 0;
 }
-#define SL_LOCK_IF(d, expr, cls) do { if ((d)->lk) sli_spin_lock(&(d)->lk->expr, cls); \
-				      else sli_dbg_lock(&(d)->dbg->expr); } while (0)
-#define SL_UNLOCK_IF(d, expr) do { if ((d)->lk) sli_spin_unlock(&(d)->lk->expr); \
-				   else sli_dbg_unlock(&(d)->dbg->expr); } while (0)
+#define SLI_DBG_LOCK(d, expr) sli_dbg_lock(&(d)->dbg->expr)
+#define SLI_DBG_UNLOCK(d, expr) sli_dbg_unlock(&(d)->dbg->expr)
 #else
-#define SL_LOCK_IF(d, expr, cls) do { if ((d)->lk) sli_spin_lock(&(d)->lk->expr, cls); } while (0)
-#define SL_UNLOCK_IF(d, expr) do { if ((d)->lk) sli_spin_unlock(&(d)->lk->expr); } while (0)
+#define SLI_DBG_LOCK(d, expr) ((void)0)
+#define SLI_DBG_UNLOCK(d, expr) ((void)0)
 #endif
+/* A lock call of either mode: conc, the real lock; otherwise nothing (under
+ * SL_DEBUG the held-ness record). */
+#define SL_LOCK_M(conc, d, expr, cls) do { if (conc) sli_spin_lock(&(d)->lk->expr, cls); \
+					   else SLI_DBG_LOCK(d, expr); } while (0)
+#define SL_UNLOCK_M(conc, d, expr) do { if (conc) sli_spin_unlock(&(d)->lk->expr); \
+					else SLI_DBG_UNLOCK(d, expr); } while (0)
+#define SL_LOCK_IF(d, expr, cls) SL_LOCK_M((d)->lk != NULL, d, expr, cls)
+#define SL_UNLOCK_IF(d, expr) SL_UNLOCK_M((d)->lk != NULL, d, expr)
 
 #define sl_dev_lock(d) SL_LOCK_IF(d, dev, SL_LK_DEVICE)
 #define sl_dev_unlock(d) SL_UNLOCK_IF(d, dev)
@@ -160,17 +190,28 @@ static inline void sli_dbg_unlock(uint8_t *held)
 #define sl_local_unlock(d, cpu) SL_UNLOCK_IF(d, local[cpu])
 #define sl_global_lock(d) SL_LOCK_IF(d, global, SL_LK_GLOBAL)
 #define sl_global_unlock(d) SL_UNLOCK_IF(d, global)
+#define sl_dev_lock_m(conc, d) SL_LOCK_M(conc, d, dev, SL_LK_DEVICE)
+#define sl_dev_unlock_m(conc, d) SL_UNLOCK_M(conc, d, dev)
+#define sl_ci_lock_m(conc, d, c) SL_LOCK_M(conc, d, ci[c], SL_LK_CLUSTER)
+#define sl_ci_unlock_m(conc, d, c) SL_UNLOCK_M(conc, d, ci[c])
+#define sl_local_lock_m(conc, d, cpu) SL_LOCK_M(conc, d, local[cpu], SL_LK_LOCAL)
+#define sl_local_unlock_m(conc, d, cpu) SL_UNLOCK_M(conc, d, local[cpu])
+#define sl_global_lock_m(conc, d) SL_LOCK_M(conc, d, global, SL_LK_GLOBAL)
+#define sl_global_unlock_m(conc, d) SL_UNLOCK_M(conc, d, global)
 
 /* trylock of a cluster: always succeeds without locks (under SL_DEBUG a
  * cluster this thread holds would make it fail: asserted not to happen). */
+static inline int sl_ci_trylock_m(int conc, sl_device *d, uint32_t c)
+{
+	if (conc)
+		return sli_spin_trylock(&d->lk->ci[c], SL_LK_CLUSTER);
+	SLI_DBG_LOCK(d, ci[c]);
+	return 1;
+}
+
 static inline int sl_ci_trylock(sl_device *d, uint32_t c)
 {
-	if (d->lk)
-		return sli_spin_trylock(&d->lk->ci[c], SL_LK_CLUSTER);
-#ifdef SL_DEBUG
-	sli_dbg_lock(&d->dbg->ci[c]);
-#endif
-	return 1;
+	return sl_ci_trylock_m(d->lk != NULL, d, c);
 }
 
 #endif
