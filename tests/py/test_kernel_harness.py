@@ -269,7 +269,7 @@ def test_signal_restores(env, machine, signo, when):
     finally:
         if p.poll() is None:
             p.kill()
-            p.wait()
+            p.communicate()  # reads and closes the pipes
     assert p.returncode == 128 + signo, err
     assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
     assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
@@ -283,11 +283,11 @@ def kill9_mid_run(env, args):
         path, st = wait_for_state(env, p, driver=True)
         time.sleep(0.2)
         p.kill()
-        p.wait()
+        p.communicate()  # reads and closes the pipes
     finally:
         if p.poll() is None:
             p.kill()
-            p.wait()
+            p.communicate()  # reads and closes the pipes
     for _ in range(500):
         if not M.pid_alive(st["driver_pid"]):
             break

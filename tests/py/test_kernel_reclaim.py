@@ -214,7 +214,7 @@ def test_signal_removes_the_memcg(env, machine, signo):
     finally:
         if p.poll() is None:
             p.kill()
-            p.wait()
+            p.communicate()  # reads and closes the pipes
     assert p.returncode == 128 + signo, err
     assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
     assert not os.path.exists(path)
@@ -229,11 +229,11 @@ def test_kill9_then_cleanup_removes_the_memcg(cli, env, machine):
         path, st = wait_for_state(env, p, driver=True)
         time.sleep(0.5)
         p.kill()
-        p.wait()
+        p.communicate()  # reads and closes the pipes
     finally:
         if p.poll() is None:
             p.kill()
-            p.wait()
+            p.communicate()  # reads and closes the pipes
     name = os.path.basename(st["memcg"])
     assert name in our_memcgs()
     assert st["zram_dev"] in [s["name"] for s in M.active_swaps()]
