@@ -66,12 +66,37 @@ TEST(metrics_empty_and_full_maps)
 	CHECK(m.bluestore_score == 0.0);
 }
 
+/* The device walk (cluster fast paths, runs of alike clusters, cluster
+ * states, cmap) against the map walk of the same device's slots: the same
+ * free space. Returns the device walk's metrics in *a. */
+static void check_device_against_map(sl_device *d, uint8_t *cmap, sl_frag_metrics *a)
+{
+	sl_frag_metrics b;
+
+	sl_frag_init(a);
+	sl_frag_add_device(a, d, cmap);
+	sl_frag_finish(a);
+	sl_frag_init(&b);
+	sl_frag_add_map(&b, d->map, d->max);
+	sl_frag_finish(&b);
+	CHECK_EQ(a->free_slots, d->pages - d->inuse_pages);
+	CHECK_EQ(a->free_slots, b.free_slots);
+	for (int k = 0; k < SL_NR_ORDERS; k++) {
+		CHECK_EQ(a->free_aligned[k], b.free_aligned[k]);
+		CHECK_EQ(a->free_blocks[k], b.free_blocks[k]);
+		CHECK_EQ(a->unusable_index[k], b.unusable_index[k]);
+	}
+	CHECK_EQ(a->free_extents, b.free_extents);
+	CHECK_EQ(a->largest_extent, b.largest_extent);
+	CHECK(a->bluestore_score == b.bluestore_score);
+}
+
 TEST(metrics_device_agrees_with_its_slot_map)
 {
 	/* the device path (cluster fast paths, cluster states) and the map path
 	 * see the same free slots on a churned device */
 	sl_device *d = t_device("linux-6.18", 64 * 512);
-	sl_frag_metrics a, b;
+	sl_frag_metrics a;
 	uint64_t live[4096];
 	int nlive = 0, orders[4096];
 	sl_rng r;
@@ -92,20 +117,7 @@ TEST(metrics_device_agrees_with_its_slot_map)
 			}
 		}
 	}
-	sl_frag_init(&a);
-	sl_frag_add_device(&a, d, NULL);
-	sl_frag_finish(&a);
-	sl_frag_init(&b);
-	sl_frag_add_map(&b, d->map, d->max);
-	sl_frag_finish(&b);
-	CHECK_EQ(a.free_slots, d->pages - d->inuse_pages);
-	CHECK_EQ(a.free_slots, b.free_slots);
-	for (int k = 0; k < SL_NR_ORDERS; k++) {
-		CHECK_EQ(a.free_aligned[k], b.free_aligned[k]);
-		CHECK_EQ(a.unusable_index[k], b.unusable_index[k]);
-	}
-	CHECK_EQ(a.free_extents, b.free_extents);
-	CHECK(a.bluestore_score == b.bluestore_score);
+	check_device_against_map(d, NULL, &a);
 	CHECK(a.bluestore_score > 0.0 && a.bluestore_score < 1.0);
 	uint32_t nc = 0;
 	for (int f = 0; f <= SL_CF_DISCARD; f++)
@@ -124,7 +136,7 @@ TEST(metrics_device_runs_of_alike_clusters)
 	 * must still agree with the slot map and with a cluster-by-cluster
 	 * count of the states */
 	sl_device *d = t_device("linux-6.18", 256 * 512);
-	sl_frag_metrics a, b;
+	sl_frag_metrics a;
 	uint32_t want[SL_CF_DISCARD + 1][SL_NR_ORDERS] = { { 0 } };
 	uint64_t off;
 
@@ -141,21 +153,7 @@ TEST(metrics_device_runs_of_alike_clusters)
 	memset(cmap, 0xee, sizeof(cmap));
 	for (uint32_t c = 0; c < d->nr_clusters; c++)
 		want[d->ci[c].flags][d->ci[c].order]++;
-	sl_frag_init(&a);
-	sl_frag_add_device(&a, d, cmap);
-	sl_frag_finish(&a);
-	sl_frag_init(&b);
-	sl_frag_add_map(&b, d->map, d->max);
-	sl_frag_finish(&b);
-	CHECK_EQ(a.free_slots, d->pages - d->inuse_pages);
-	CHECK_EQ(a.free_slots, b.free_slots);
-	for (int k = 0; k < SL_NR_ORDERS; k++) {
-		CHECK_EQ(a.free_aligned[k], b.free_aligned[k]);
-		CHECK_EQ(a.free_blocks[k], b.free_blocks[k]);
-	}
-	CHECK_EQ(a.free_extents, b.free_extents);
-	CHECK_EQ(a.largest_extent, b.largest_extent);
-	CHECK(a.bluestore_score == b.bluestore_score);
+	check_device_against_map(d, cmap, &a);
 	for (int f = 0; f <= SL_CF_DISCARD; f++)
 		for (int o = 0; o < SL_NR_ORDERS; o++)
 			CHECK_EQ(a.clusters[f][o], want[f][o]);
