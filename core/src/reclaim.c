@@ -474,20 +474,23 @@ static void shrink_active_list(sl_memcg *m, uint64_t nr_to_scan)
 
 enum { FOLIOREF_RECLAIM, FOLIOREF_KEEP, FOLIOREF_ACTIVATE };
 
-/* folio_check_references() - 6.18 for a mapped anon folio: accessed PTEs
- * set PG_referenced; two or more, or one with PG_referenced already set,
- * activate; one keeps it for another trip; none reclaims. */
+/* folio_check_references() - 6.18 for a mapped anon folio: a young
+ * mapping sets PG_referenced; with PG_referenced already set it activates,
+ * else the folio is kept for another trip; none reclaims. folio_referenced()
+ * counts mappings (VMAs) with a young PTE, not young PTEs: the process
+ * model's folio has one, so a large folio written whole counts 1 like a
+ * small one (docs/kernel-findings.md F12). */
 static int folio_check_references(sl_memcg *m, uint64_t h)
 {
 	mproc *mp = m->proc[h >> 32];
 	lnode *n = N(m, h);
-	uint32_t ptes = sl_proc_folio_referenced(mp->p, (uint32_t)h);
+	uint32_t young = sl_proc_folio_referenced(mp->p, (uint32_t)h);
 	int was = n->referenced;
 
 	n->referenced = 0;
-	if (ptes) {
+	if (young) {
 		n->referenced = 1;
-		return (was || ptes > 1) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
+		return was ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
 	}
 	return FOLIOREF_RECLAIM;
 }

@@ -130,16 +130,24 @@ TEST(reclaim_referenced_once_keeps_twice_activates_never_reclaims)
 	fx_fini(&f);
 }
 
-TEST(reclaim_large_folio_with_two_young_ptes_is_activated_at_once)
+TEST(reclaim_large_folio_counts_one_reference_per_mapping_not_per_pte)
 {
 	fx f;
 	fx_init(&f, 8192, 16384, 1u << 4, 4096);
 	sl_proc_touch(f.p, 0, 0, 1);       /* one 64K folio, one young PTE */
-	sl_proc_touch(f.p, 0, 16, 2);      /* another, two young PTEs */
+	sl_proc_touch(f.p, 0, 16, 16);     /* another, all 16 PTEs young */
+	/* folio_referenced() counts the one mapping, not its young PTEs: both
+	 * are kept for another trip, neither is activated (F12) */
 	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0);
+	CHECK_EQ(st(&f).pgactivate, 0);
+	CHECK_EQ(st(&f).inactive, 32);
+	/* the second folio used again: PG_referenced and young, activated; the
+	 * first, not used since, reclaimed whole */
+	sl_proc_touch(f.p, 0, 16, 1);
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 16);
 	CHECK_EQ(st(&f).pgactivate, 16);
 	CHECK_EQ(st(&f).active, 16);
-	CHECK_EQ(st(&f).inactive, 16);
+	CHECK_EQ(sl_proc_stats_get(f.p)->swpout[4], 1);
 	FX_CHECK(&f);
 	fx_fini(&f);
 }
@@ -149,7 +157,9 @@ TEST(reclaim_active_list_deactivates_every_anon_folio_young_or_not)
 	fx f;
 	fx_init(&f, 8192, 16384, 1u << 4, 4096);
 	sl_proc_touch(f.p, 0, 0, 64);      /* 4 x 64K, all PTEs young */
-	sl_memcg_shrink_inactive_list(f.m, 64);
+	sl_memcg_shrink_inactive_list(f.m, 64); /* kept, PG_referenced set */
+	sl_proc_touch(f.p, 0, 0, 64);      /* young again */
+	sl_memcg_shrink_inactive_list(f.m, 64); /* activated */
 	CHECK_EQ(st(&f).active, 64);
 	sl_proc_touch(f.p, 0, 0, 64);      /* young again */
 	sl_memcg_shrink_active_list(f.m, 32); /* 2 folios: 32 pages scanned */
@@ -193,8 +203,7 @@ TEST(reclaim_fallback_splits_retries_order_0_and_activates_what_gets_no_slot)
 	 * too and only 8 slots are left */
 	for (int i = 0; i < 511 + 504; i++)
 		CHECK(sl_swap_alloc(f.d, 1, 0) != 0);
-	sl_memcg_shrink_inactive_list(f.m, 32); /* 16 young PTEs: activated */
-	sl_memcg_shrink_active_list(f.m, 32);
+	sl_memcg_shrink_inactive_list(f.m, 32); /* young: kept once */
 	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 8);
 	CHECK_EQ(sl_proc_stats_get(f.p)->swpout_fallback[4], 1);
 	CHECK_EQ(sl_proc_stats_get(f.p)->swpout[0], 8);

@@ -91,3 +91,11 @@ def test_agreement_summary_and_targets():
     # the kernel swapped nothing where the model did: not agreement
     pairs0 = [(_res({"4": (100, 0, 0, 0.0)}, 1.0), _res({"4": (0, 0, 0, 0.0)}, 0.0, 1.0))]
     assert A.verdict(A.summarize(pairs0))["swpout"] is False
+
+
+def test_agreement_refuses_an_unknown_mthp_setting(tmp_path, capsys):
+    from swaplab.kernel import agree as A
+    out = tmp_path / "a.json"
+    assert A.main(["--mthp", "64K,32K", "--json", str(out)]) == 2
+    assert capsys.readouterr().err == "agree: error: unknown --mthp setting '32K' (known: 4K, 64K, all)\n"
+    assert not out.exists()

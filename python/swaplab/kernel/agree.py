@@ -2,7 +2,7 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--cost docs/data/cost-calibration-6.18.json] --json PATH
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] --json PATH
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
@@ -106,6 +106,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m swaplab.kernel.agree")
     ap.add_argument("--seeds", default="5")
     ap.add_argument("--workloads", default="usemem,pmbench,build")
+    ap.add_argument("--mthp", default=",".join(label for label, _ in MTHP),
+                    help="the mTHP settings to run, by label (default: all three)")
     ap.add_argument("--cost", default="docs/data/cost-calibration-6.18.json")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
@@ -115,11 +117,15 @@ def main(argv=None) -> int:
         for w in wls:
             if w not in SIZES:
                 raise ParamError(f"unknown workload '{w}' (known: {', '.join(SIZES)})")
+        labels = a.mthp.split(",")
+        for m in labels:
+            if m not in dict(MTHP):
+                raise ParamError(f"unknown --mthp setting '{m}' (known: {', '.join(label for label, _ in MTHP)})")
         cost = cost_from_calibration(a.cost)
         rows = []
         for w in wls:
             for size_label, opts in SIZES[w]:
-                for mlabel, mthp in MTHP:
+                for mlabel, mthp in (x for x in MTHP if x[0] in labels):
                     pairs, failed = [], []
                     for seed in range(1, seeds + 1):
                         try:
