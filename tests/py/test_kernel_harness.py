@@ -275,13 +275,14 @@ def test_signal_restores(env, machine, signo, when):
     assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
 
 
-def kill9_mid_run(env, args):
-    """Starts a kernel run, kill -9s it mid-run; returns (state path, state).
-    The driver dies with the harness (PDEATHSIG)."""
-    p = popen(["kernel", "run"] + args + ["--iterations", "100000", "-q"], env)
+def kill9_mid_run(env, args, settle=0.2):
+    """Starts `swaplab kernel run ARGS`, kill -9s it settle seconds into the
+    driver's run; returns (state path, state). The driver dies with the
+    harness (PDEATHSIG)."""
+    p = popen(["kernel", "run"] + args, env)
     try:
         path, st = wait_for_state(env, p, driver=True)
-        time.sleep(0.2)
+        time.sleep(settle)
         p.kill()
         p.communicate()  # reads and closes the pipes
     finally:
@@ -299,7 +300,7 @@ def kill9_mid_run(env, args):
 @needs_kernel
 def test_kill9_then_cleanup(cli, env, machine):
     _no_other_swap()
-    path, st = kill9_mid_run(env, ["thp-swap", "-s"])
+    path, st = kill9_mid_run(env, ["thp-swap", "-s", "--iterations", "100000", "-q"])
     # the machine is still changed, and a new run refuses until cleanup
     assert os.path.exists(path)
     assert st["zram_dev"] in [s["name"] for s in M.active_swaps()]
@@ -396,7 +397,7 @@ def test_several_devices_kill9_then_cleanup(cli, env, machine):
     _no_other_swap()
     before = snapshot()
     path, st = kill9_mid_run(env, ["thp-swap-v1", "--swap-size", "32M", "--swap-prio", "5",
-                                   "--add-swap", "32M:zram:5"])
+                                   "--add-swap", "32M:zram:5", "--iterations", "100000", "-q"])
     devs = [st["zram_dev"]] + [x["zram_dev"] for x in st["extra_zrams"]]
     assert len(devs) == 2
     active = [s["name"] for s in M.active_swaps()]

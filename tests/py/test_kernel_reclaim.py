@@ -13,7 +13,7 @@ import pytest
 
 from swaplab.kernel import machine as M
 from conftest import UNAVAILABLE
-from test_kernel_harness import env, one_line, popen, wait_for_state, _no_other_swap  # noqa: F401
+from test_kernel_harness import env, kill9_mid_run, one_line, popen, wait_for_state, _no_other_swap  # noqa: F401
 from test_kernel_harness import snapshot as _snapshot
 
 
@@ -229,16 +229,7 @@ def test_signal_removes_the_memcg(env, machine, signo):
 @needs_reclaim
 def test_kill9_then_cleanup_removes_the_memcg(cli, env, machine):
     _no_other_swap()
-    p = popen(["kernel", "run", *LONG], env)
-    try:
-        path, st = wait_for_state(env, p, driver=True)
-        time.sleep(0.5)
-        p.kill()
-        p.communicate()  # reads and closes the pipes
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()  # reads and closes the pipes
+    path, st = kill9_mid_run(env, LONG, settle=0.5)
     name = os.path.basename(st["memcg"])
     assert name in our_memcgs()
     assert st["zram_dev"] in [s["name"] for s in M.active_swaps()]
