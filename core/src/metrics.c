@@ -186,10 +186,10 @@ void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d, uint8_t *cmap)
 	extent_end(m);
 }
 
-void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s)
+void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s, uint8_t *cmap)
 {
 	for (int t = 0; t < s->nr; t++)
-		sl_frag_add_device(m, s->dev[t], NULL);
+		sl_frag_add_device(m, s->dev[t], t == 0 ? cmap : NULL);
 }
 
 /* mm/vmstat.c unusable_free_index(), in thousandths (linux-6.18) */

@@ -56,10 +56,8 @@ static void iter_end(run_ctx *c)
 		/* the first device's walk also fills the cluster map's row */
 		sl_frag_metrics *m = &c->res->frag[c->it - 1];
 		sl_frag_init(m);
-		for (int t = 0; t < c->s->nr; t++)
-			sl_frag_add_device(m, c->s->dev[t],
-					   t == 0 && c->res->cmap ?
-					   c->res->cmap + (size_t)(c->it - 1) * c->res->cmap_clusters : NULL);
+		sl_frag_add_set(m, c->s, c->res->cmap ?
+				c->res->cmap + (size_t)(c->it - 1) * c->res->cmap_clusters : NULL);
 		sl_frag_finish(m);
 	}
 	c->base = *st;

@@ -22,6 +22,14 @@ from conftest import ROOT, UNAVAILABLE, needs_kernel  # noqa: F401
 SYS = "/sys"
 
 
+def our_memcgs():
+    """The harness's memory cgroups (swaplab-*) that exist now."""
+    root = M.DEFAULT_MEMCG_ROOT
+    if not os.path.isdir(root):
+        return []
+    return sorted(d for d in os.listdir(root) if d.startswith(M.MEMCG_PREFIX))
+
+
 def snapshot():
     zram = {}
     for zid in M.zram_ids(SYS):
@@ -29,7 +37,8 @@ def snapshot():
             zram[zid] = M.read_text(f"{SYS}/block/zram{zid}/disksize")
         except OSError:
             zram[zid] = None
-    return {"swaps": [s["name"] for s in M.active_swaps()], "zram": zram, "knobs": M.read_knobs(SYS)}
+    return {"swaps": [s["name"] for s in M.active_swaps()], "zram": zram, "knobs": M.read_knobs(SYS),
+            "memcgs": our_memcgs()}
 
 
 def _no_other_swap():

@@ -14,7 +14,7 @@ import pytest
 from swaplab.kernel import machine as M
 from conftest import UNAVAILABLE
 from test_kernel_harness import env, kill9_mid_run, one_line, popen, wait_for_state, _no_other_swap  # noqa: F401
-from test_kernel_harness import snapshot as _snapshot
+from test_kernel_harness import machine, our_memcgs, snapshot  # noqa: F401
 
 
 def memcg_problem():
@@ -30,26 +30,6 @@ def memcg_problem():
 MEMCG_UNAVAILABLE = memcg_problem()
 needs_reclaim = pytest.mark.skipif(MEMCG_UNAVAILABLE is not None,
                                    reason=f"reclaim harness unavailable: {MEMCG_UNAVAILABLE}")
-
-
-def our_memcgs():
-    root = M.DEFAULT_MEMCG_ROOT
-    if not os.path.isdir(root):
-        return []
-    return sorted(d for d in os.listdir(root) if d.startswith(M.MEMCG_PREFIX))
-
-
-def snapshot():
-    s = _snapshot()
-    s["memcgs"] = our_memcgs()
-    return s
-
-
-@pytest.fixture
-def machine():
-    before = snapshot()
-    yield before
-    assert snapshot() == before
 
 
 SMALL = ["usemem", "--procs", "2", "--size", "8M", "--limit", "8M", "--swap-size", "32M",

@@ -319,7 +319,8 @@ void sl_frag_add_map(sl_frag_metrics *m, const uint8_t *map, uint64_t nslots);
 /* cmap: NULL, or one byte a cluster filled with its state, flags << 4 |
  * order (the result's cluster map) */
 void sl_frag_add_device(sl_frag_metrics *m, const sl_device *d, uint8_t *cmap);
-void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s);
+/* cmap: the first device's cluster map row, or NULL */
+void sl_frag_add_set(sl_frag_metrics *m, const sl_swapset *s, uint8_t *cmap);
 void sl_frag_finish(sl_frag_metrics *m);
 
 /* ------------------------------------------------------------------ run */
