@@ -1,17 +1,28 @@
 /*
  * drvutil.h - what both kernel drivers (kdriver.c, rdriver.c) need: the
- * one-line error exit, a monotonic clock and reading a small file. Each
- * driver defines DRV_NAME (its program name) before including this.
+ * pagemap entry's fields, the one-line error exit, a monotonic clock and
+ * reading a small file. Each driver defines DRV_NAME (its program name)
+ * before including this.
  */
 #ifndef SWAPLAB_DRVUTIL_H
 #define SWAPLAB_DRVUTIL_H
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The page size and the fields of a /proc/PID/pagemap entry. */
+#define PAGE 4096u
+#define ALIGN_2M (UINT64_C(2) << 20)
+#define PM_SWAPPED (UINT64_C(1) << 62)
+#define PM_PRESENT (UINT64_C(1) << 63)
+#define PM_TYPE_MASK UINT64_C(0x1f)
+#define PM_OFF_SHIFT 5
+#define PM_OFF_MASK ((UINT64_C(1) << 50) - 1) /* bits 5..54 */
 
 static void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 static void die(int code, const char *fmt, ...)

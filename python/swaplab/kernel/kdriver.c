@@ -53,16 +53,9 @@
 #define MADV_NOHUGEPAGE 15
 #endif
 
-#define PAGE 4096u
 /* Fragmentation metrics need a byte per slot every iteration: up to 64 GiB
  * of swap (16 MiB of map); larger devices' results carry none. */
 #define FRAG_MAX_SLOTS (UINT64_C(1) << 24)
-#define ALIGN_2M (UINT64_C(2) << 20)
-#define PM_SWAPPED (UINT64_C(1) << 62)
-#define PM_PRESENT (UINT64_C(1) << 63)
-#define PM_TYPE_MASK UINT64_C(0x1f)
-#define PM_OFF_SHIFT 5
-#define PM_OFF_MASK ((UINT64_C(1) << 50) - 1) /* bits 5..54 */
 
 enum { ST_SWPOUT, ST_FALLBACK, ST_SWPIN, NR_ST };
 static const char *const st_names[NR_ST] = { "swpout", "swpout_fallback", "swpin" };

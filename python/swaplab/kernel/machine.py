@@ -451,15 +451,9 @@ def _restore_zram(rec: dict, root: str, tools: dict, problems: list, done: list)
                 done.append(f"swapoff {dev}")
         blk = _zram_block(root, zid)
         if os.path.isdir(blk) and not problems:
-            for attempt in range(50):
-                try:
-                    write_text(os.path.join(blk, "reset"), "1")
-                    break
-                except OSError as e:
-                    if e.errno != errno.EBUSY or attempt == 49:
-                        problems.append(f"reset zram{zid}: {e.strerror}")
-                        break
-                    time.sleep(0.05)
+            err = _retry_busy(lambda: write_text(os.path.join(blk, "reset"), "1"), 50, 0.05)
+            if err:
+                problems.append(f"reset zram{zid}: {err}")
             if not problems:
                 try:
                     write_text(os.path.join(root, "class", "zram-control", "hot_remove"), str(zid))
@@ -471,6 +465,25 @@ def _restore_zram(rec: dict, root: str, tools: dict, problems: list, done: list)
                 os.unlink(dev)
             except OSError as e:
                 problems.append(f"remove {dev}: {e.strerror}")
+
+
+def _retry_busy(step, tries: int, pause: float) -> str | None:
+    """Calls step() up to `tries` times, `pause` seconds apart, while it
+    raises EBUSY or returns False (not yet). Returns None once it is done,
+    else why it is not: the error's text, or that processes are still in
+    the way."""
+    for attempt in range(tries):
+        try:
+            if step() is not False:
+                return None
+            why = "processes are still in it"
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                return e.strerror
+            why = e.strerror
+        if attempt < tries - 1:
+            time.sleep(pause)
+    return why
 
 
 def memcg_pids(path: str) -> list[int]:
@@ -491,26 +504,26 @@ def _remove_memcg(path: str, problems: list, done: list) -> None:
         return
     if not os.path.isdir(path):
         return
-    for attempt in range(400):
+
+    def kill_then_rmdir() -> bool:
         pids = memcg_pids(path)
         for pid in pids:
             try:
                 os.kill(pid, 9)
             except ProcessLookupError:
                 pass
-        if not pids:
-            try:
-                os.rmdir(path)
-                done.append(f"removed {path}")
-                return
-            except FileNotFoundError:
-                return
-            except OSError as e:
-                if e.errno != errno.EBUSY or attempt == 399:
-                    problems.append(f"rmdir {path}: {e.strerror}")
-                    return
-        time.sleep(0.01)
-    problems.append(f"rmdir {path}: processes are still in it")
+        if pids:
+            return False
+        try:
+            os.rmdir(path)
+            done.append(f"removed {path}")
+        except FileNotFoundError:
+            pass
+        return True
+
+    err = _retry_busy(kill_then_rmdir, 400, 0.01)
+    if err:
+        problems.append(f"rmdir {path}: {err}")
 
 
 def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -> list:

@@ -62,13 +62,6 @@
 #define DRV_NAME "swaplab-rdriver"
 #include "drvutil.h"
 
-#define PAGE 4096u
-#define ALIGN_2M (UINT64_C(2) << 20)
-#define PM_SWAPPED (UINT64_C(1) << 62)
-#define PM_PRESENT (UINT64_C(1) << 63)
-#define PM_TYPE_MASK UINT64_C(0x1f)
-#define PM_OFF_SHIFT 5
-#define PM_OFF_MASK ((UINT64_C(1) << 50) - 1) /* bits 5..54 */
 #define NOT_SWAPPED UINT64_MAX
 #define MAX_PROCS (1u << 20)
 
