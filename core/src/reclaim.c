@@ -715,6 +715,7 @@ int sl_memcg_check(const sl_memcg *m, char *msg, size_t len)
 const sl_cost_model sl_cost_default = {
 	.name = "uncalibrated-v0",
 	.fault_folio = 1000, .fault_page = 250,
+	.fault_pmd_folio = 1000 + 250 * SL_CLUSTER, /* a 2M fault as 512 small pages */
 	.swpout_folio = 2000, .swpout_page = 3000,
 	.swpin_folio = 1500, .swpin_page = 1200,
 	.split = 5000, .scan_page = 60, .lock_wait = 0,
@@ -724,13 +725,19 @@ double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
 {
 	double ns = 0;
 
+	/* a PMD-size fault has its own coefficient (measured 3 ms on the
+	 * calibration machine, docs/cost-calibration.md): its folio and pages
+	 * are left out of the per-folio and per-page fault terms */
+	uint64_t pmd = r->faults_anon[SL_PMD_ORDER];
+	ns += c->fault_pmd_folio * (double)pmd;
 	for (int o = 0; o < SL_NR_ORDERS; o++) {
-		ns += c->fault_folio * (double)r->faults_anon[o];
+		if (o != SL_PMD_ORDER)
+			ns += c->fault_folio * (double)r->faults_anon[o];
 		ns += c->swpout_folio * (double)r->swpout[o];
 		ns += c->swpin_folio * (double)r->swpin[o];
 		ns += c->split * (double)r->swpout_fallback[o];
 	}
-	ns += c->fault_page * (double)r->fault_pages;
+	ns += c->fault_page * (double)(r->fault_pages - (pmd << SL_PMD_ORDER));
 	ns += c->swpout_page * (double)r->swpout_pages;
 	ns += c->swpin_page * (double)r->swpin_pages;
 	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);

@@ -762,7 +762,7 @@ static const struct cost_field {
 	size_t off;
 } cost_fields[] = {
 #define CF(n) { #n, offsetof(sl_cost_model, n) }
-	CF(fault_folio), CF(fault_page), CF(swpout_folio), CF(swpout_page), CF(swpin_folio),
+	CF(fault_folio), CF(fault_page), CF(fault_pmd_folio), CF(swpout_folio), CF(swpout_page), CF(swpin_folio),
 	CF(swpin_page), CF(split), CF(scan_page), CF(lock_wait),
 #undef CF
 };

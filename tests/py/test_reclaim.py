@@ -131,3 +131,18 @@ def test_kbuild_v5_shape_on_the_v5_allocator_and_not_yet_on_6_18():
     assert fb[512] > 40 and fb[1024] > 70 and fb[2048] > 40
     assert fb[16] < fb[128] < fb[256] < fb[512] < fb[1024]
     assert max(_fallback(new).values()) == 0.0   # not yet: the kernel check is pending
+
+
+def test_a_pmd_fault_costs_fault_pmd_folio_in_place_of_its_folio_and_512_pages():
+    zero = {k: 0 for k in _core.cost_default() if k != "name"}
+    prm, _ = base_params("build")
+    prm.update(mthp_mask=1 << 9, jobs=2, generations=1, limit_pages=64 * 256)
+    pmd = run_reclaim(dict(prm), cost=dict(zero, fault_pmd_folio=1e6))
+    faults = pmd["sizes"]["2048"]["faults"]
+    assert faults > 0
+    assert pmd["cost"]["predicted_sys_seconds"] == pytest.approx(faults * 1e-3, rel=1e-9)
+    small = run_reclaim(dict(prm), cost=dict(zero, fault_folio=1e3, fault_page=1e3))
+    want = (pmd["sizes"]["4"]["faults"] + pmd["pages"]["faulted"] - 512 * faults) * 1e-6
+    assert small["cost"]["predicted_sys_seconds"] == pytest.approx(want, rel=1e-9)
+    d = _core.cost_default()
+    assert d["fault_pmd_folio"] == d["fault_folio"] + 512 * d["fault_page"]

@@ -16,6 +16,8 @@ typedef struct sl_cost_model {
 	const char *name;
 	double fault_folio;        /* per anonymous folio faulted in */
 	double fault_page;         /* per page of those (zeroing) */
+	double fault_pmd_folio;    /* per PMD-size (2 MiB) folio faulted in, in place of
+				      fault_folio + 512 fault_page for it */
 	double swpout_folio;       /* per folio written out */
 	double swpout_page;        /* per page written out (compression) */
 	double swpin_folio;        /* per folio swapped in */
