@@ -760,6 +760,7 @@ typedef struct rrun {
 	rproc *pr;
 	uint32_t npr, cap;
 	int check_every;
+	int track_free;            /* the policy keeps a free-cluster list */
 	sl_rrun_result *res;
 	char *msg;
 	size_t len;
@@ -907,6 +908,13 @@ static int rr_emit(void *ctx, const sl_rop *op)
 	uint64_t inuse = sl_set_inuse(c->s);
 	if (inuse > c->res->swap_peak)
 		c->res->swap_peak = inuse;
+	if (c->track_free) {
+		uint32_t nfree = c->s->dev[0]->list_len[SL_LIST_FREE];
+		c->res->ops++;
+		c->res->ops_free_empty += nfree == 0;
+		if (nfree < c->res->free_clusters_min)
+			c->res->free_clusters_min = nfree;
+	}
 	if (c->check_every == 2 && rr_check(c))
 		return -1;
 	return 0;
@@ -921,6 +929,7 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 	int prio = SL_PRIO_AUTO, rc;
 
 	memset(res, 0, sizeof(*res));
+	res->free_clusters_min = UINT64_MAX;
 	if (len)
 		msg[0] = 0;
 	if (sl_rwl_validate(p, msg, len))
@@ -934,6 +943,9 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 		return -1;
 	}
 	c.swapin_mode = sl_policy_swapin_mode(pol);
+	/* the cluster policies start with every cluster on the free list; the
+	 * baselines keep none, and get no free-list counts */
+	c.track_free = c.s->dev[0]->list_len[SL_LIST_FREE] > 0;
 	if (!(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
 		sl_swapset_destroy(c.s);
 		return snprintf(msg, len, "out of memory"), -1;

@@ -132,11 +132,23 @@ def test_kbuild_v5_shape_on_the_v5_allocator_and_not_yet_on_6_18():
     assert fb[512] > 40 and fb[1024] > 70 and fb[2048] > 40
     assert fb[16] < fb[128] < fb[256] < fb[512] < fb[1024]
     assert max(_fallback(new).values()) == 0.0   # not yet: the kernel check is pending
+    # why: 6.12's free list is empty after most operations, 6.18's never
+    assert old["clusters"]["free_min"] == 0 and old["clusters"]["free_empty_pct"] > 50
+    assert new["clusters"]["free_min"] > 0 and new["clusters"]["free_empty_pct"] == 0
     # on 6.18 with the published machine's 32 CPUs (32 per-CPU clusters per order)
     prm["nr_cpus"] = 32
-    fb = _fallback(run_reclaim(prm, policy="linux-6.18", preset=preset))
+    cpus32 = run_reclaim(prm, policy="linux-6.18", preset=preset)
+    fb = _fallback(cpus32)
     assert max(fb[16], fb[32], fb[64], fb[128]) < 1.0
     assert fb[512] > 5 and fb[1024] > 20 and fb[2048] > 20
+    assert cpus32["clusters"]["free_empty_pct"] > 20
+
+
+def test_free_list_counts_only_where_the_policy_keeps_one():
+    prm, _ = base_params("build")
+    assert run_reclaim(dict(prm), policy="first-fit")["clusters"] is None
+    c = run_reclaim(dict(prm), policy="linux-6.18")["clusters"]
+    assert 0 < c["free_min"] < 128 and c["free_empty_pct"] == 0
 
 
 def test_a_pmd_fault_costs_fault_pmd_folio_in_place_of_its_folio_and_512_pages():
