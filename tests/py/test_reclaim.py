@@ -114,7 +114,7 @@ def _fallback(res):
     return {int(kb): s["fallback_pct"] for kb, s in res["sizes"].items() if kb != "4"}
 
 
-def test_kbuild_v5_shape_on_the_v5_allocator_and_not_yet_on_6_18():
+def test_kbuild_v5_shape_on_6_12_none_on_6_18_at_2_cpus_some_at_32():
     """docs/workloads-reclaim.md, "kbuild-v5": the cover letter's shape (small
     sizes mostly swap out whole, 512K and above mostly fall back) on the
     allocator it measured (free list before nonfull: 6.12), none on 6.18's
