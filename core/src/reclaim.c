@@ -715,6 +715,7 @@ int sl_memcg_check(const sl_memcg *m, char *msg, size_t len)
 const sl_cost_model sl_cost_default = {
 	.name = "uncalibrated-v0",
 	.fault_folio = 1000, .fault_page = 250,
+	.fault_pmd_folio = 1000 + 250 * SL_CLUSTER, /* a 2M fault as 512 small pages */
 	.swpout_folio = 2000, .swpout_page = 3000,
 	.swpin_folio = 1500, .swpin_page = 1200,
 	.split = 5000, .scan_page = 60, .lock_wait = 0,
@@ -724,13 +725,19 @@ double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
 {
 	double ns = 0;
 
+	/* a PMD-size fault has its own coefficient (measured 3 ms on the
+	 * calibration machine, docs/cost-calibration.md): its folio and pages
+	 * are left out of the per-folio and per-page fault terms */
+	uint64_t pmd = r->faults_anon[SL_PMD_ORDER];
+	ns += c->fault_pmd_folio * (double)pmd;
 	for (int o = 0; o < SL_NR_ORDERS; o++) {
-		ns += c->fault_folio * (double)r->faults_anon[o];
+		if (o != SL_PMD_ORDER)
+			ns += c->fault_folio * (double)r->faults_anon[o];
 		ns += c->swpout_folio * (double)r->swpout[o];
 		ns += c->swpin_folio * (double)r->swpin[o];
 		ns += c->split * (double)r->swpout_fallback[o];
 	}
-	ns += c->fault_page * (double)r->fault_pages;
+	ns += c->fault_page * (double)(r->fault_pages - (pmd << SL_PMD_ORDER));
 	ns += c->swpout_page * (double)r->swpout_pages;
 	ns += c->swpin_page * (double)r->swpin_pages;
 	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);
@@ -753,6 +760,7 @@ typedef struct rrun {
 	rproc *pr;
 	uint32_t npr, cap;
 	int check_every;
+	int track_free;            /* the policy keeps a free-cluster list */
 	sl_rrun_result *res;
 	char *msg;
 	size_t len;
@@ -900,6 +908,13 @@ static int rr_emit(void *ctx, const sl_rop *op)
 	uint64_t inuse = sl_set_inuse(c->s);
 	if (inuse > c->res->swap_peak)
 		c->res->swap_peak = inuse;
+	if (c->track_free) {
+		uint32_t nfree = c->s->dev[0]->list_len[SL_LIST_FREE];
+		c->res->ops++;
+		c->res->ops_free_empty += nfree == 0;
+		if (nfree < c->res->free_clusters_min)
+			c->res->free_clusters_min = nfree;
+	}
 	if (c->check_every == 2 && rr_check(c))
 		return -1;
 	return 0;
@@ -914,6 +929,7 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 	int prio = SL_PRIO_AUTO, rc;
 
 	memset(res, 0, sizeof(*res));
+	res->free_clusters_min = UINT64_MAX;
 	if (len)
 		msg[0] = 0;
 	if (sl_rwl_validate(p, msg, len))
@@ -927,6 +943,9 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 		return -1;
 	}
 	c.swapin_mode = sl_policy_swapin_mode(pol);
+	/* the cluster policies start with every cluster on the free list; the
+	 * baselines keep none, and get no free-list counts */
+	c.track_free = c.s->dev[0]->list_len[SL_LIST_FREE] > 0;
 	if (!(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
 		sl_swapset_destroy(c.s);
 		return snprintf(msg, len, "out of memory"), -1;

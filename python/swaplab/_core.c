@@ -762,7 +762,7 @@ static const struct cost_field {
 	size_t off;
 } cost_fields[] = {
 #define CF(n) { #n, offsetof(sl_cost_model, n) }
-	CF(fault_folio), CF(fault_page), CF(swpout_folio), CF(swpout_page), CF(swpin_folio),
+	CF(fault_folio), CF(fault_page), CF(fault_pmd_folio), CF(swpout_folio), CF(swpout_page), CF(swpin_folio),
 	CF(swpin_page), CF(split), CF(scan_page), CF(lock_wait),
 #undef CF
 };
@@ -835,7 +835,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	return Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
-		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
 		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
@@ -856,6 +856,9 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"oom", (unsigned long long)r.oom,
 		"max_usage", (unsigned long long)r.max_usage,
 		"swap_peak", (unsigned long long)r.swap_peak,
+		"free_clusters_min", (unsigned long long)r.free_clusters_min,
+		"ops", (unsigned long long)r.ops,
+		"ops_free_empty", (unsigned long long)r.ops_free_empty,
 		"procs", (unsigned long long)r.procs,
 		"swpout_pages", (unsigned long long)r.swpout_pages,
 		"swpin_pages", (unsigned long long)r.swpin_pages,

@@ -216,6 +216,9 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
         "order0": {"alloc_fail": raw["alloc_fail0"], "zero_remapped": raw["zero_remapped"],
                    "zero_transient": raw["zero_transient"]},
         "reclaim": {k: raw[k] for k in keys},
+        "clusters": {"free_min": raw["free_clusters_min"],
+                     "free_empty_pct": round(100.0 * raw["ops_free_empty"] / raw["ops"], 3)}
+        if raw["ops"] else None,
         "processes": raw["procs"],
         "pages": {"faulted": raw["fault_pages"], "swapped_out": raw["swpout_pages"],
                   "swapped_in": raw["swpin_pages"]},

@@ -16,6 +16,8 @@ typedef struct sl_cost_model {
 	const char *name;
 	double fault_folio;        /* per anonymous folio faulted in */
 	double fault_page;         /* per page of those (zeroing) */
+	double fault_pmd_folio;    /* per PMD-size (2 MiB) folio faulted in, in place of
+				      fault_folio + 512 fault_page for it */
 	double swpout_folio;       /* per folio written out */
 	double swpout_page;        /* per page written out (compression) */
 	double swpin_folio;        /* per folio swapped in */
@@ -44,6 +46,11 @@ typedef struct sl_rrun_result {
 	uint64_t oom;                   /* charges forced past the limit after the retries */
 	uint64_t max_usage;             /* pages charged, peak */
 	uint64_t swap_peak;             /* slots in use, peak */
+	uint64_t free_clusters_min;     /* fewest clusters on the device's free list
+					   after any operation (UINT64_MAX: the policy
+					   keeps no free list, ops is 0) */
+	uint64_t ops, ops_free_empty;   /* operations played; after how many of them
+					   the free list was empty (no PMD-size slot) */
 	uint64_t procs;
 	uint64_t swpout_pages, swpin_pages, fault_pages;
 	uint64_t run_layout_hash;       /* every process's layout in order, at the RUN marker */

@@ -338,11 +338,13 @@ def predict_sys(cost: dict, view: dict) -> float:
     """The cost model's system time for the kernel's own counts (as the
     model's sl_cost_predict does for its counts)."""
     ns = 0.0
-    for d in view["sizes"].values():
-        ns += cost["fault_folio"] * d["faults"] + cost["swpout_folio"] * d["swpout"]
+    pmd = view["sizes"].get("2048", {}).get("faults", 0)
+    ns += cost["fault_pmd_folio"] * pmd   # in place of fault_folio + 512 fault_page
+    for kb, d in view["sizes"].items():
+        ns += cost["fault_folio"] * d["faults"] * (kb != "2048") + cost["swpout_folio"] * d["swpout"]
         ns += cost["swpin_folio"] * d["swpin"] + cost["split"] * d["swpout_fallback"]
     pg = view["pages"]
-    ns += cost["fault_page"] * pg["faulted"] + cost["swpout_page"] * pg["swapped_out"]
+    ns += cost["fault_page"] * (pg["faulted"] - 512 * pmd) + cost["swpout_page"] * pg["swapped_out"]
     ns += cost["swpin_page"] * pg["swapped_in"]
     r = view["reclaim"]
     ns += cost["scan_page"] * ((r["pgscan"] or 0) + (r["pgrefill"] or 0))
