@@ -717,7 +717,7 @@ const sl_cost_model sl_cost_default = {
 	.fault_folio = 1000, .fault_page = 250,
 	.swpout_folio = 2000, .swpout_page = 3000,
 	.swpin_folio = 1500, .swpin_page = 1200,
-	.split = 5000, .scan_page = 60, .lock_wait = 0,
+	.split = 5000, .scan_page = 60, .lock_wait = 0, .op = 0, .proc = 0,
 };
 
 double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
@@ -734,6 +734,7 @@ double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
 	ns += c->swpout_page * (double)r->swpout_pages;
 	ns += c->swpin_page * (double)r->swpin_pages;
 	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);
+	ns += c->lock_wait * (double)r->lock_waits + c->op * (double)r->ops + c->proc * (double)r->procs;
 	return ns * 1e-9;
 }
 
@@ -753,6 +754,7 @@ typedef struct rrun {
 	rproc *pr;
 	uint32_t npr, cap;
 	int check_every;
+	uint32_t *live;            /* [cpu] started processes not yet exited */
 	sl_rrun_result *res;
 	char *msg;
 	size_t len;
@@ -824,6 +826,30 @@ static void proc_exit(rrun *c, rproc *r)
 	r->state = 3;
 }
 
+/* Folios written out and swapped in so far by the live processes. */
+static uint64_t live_events(const rrun *c)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < c->npr; i++) {
+		if (c->pr[i].state != 2)
+			continue;
+		const sl_proc_stats *st = sl_proc_stats_get(c->pr[i].p);
+		for (int o = 0; o < SL_NR_ORDERS; o++)
+			n += st->swpout[o] + st->swpin[o];
+	}
+	return n;
+}
+
+/* Another CPU than cpu runs a live process of the run. */
+static int contended(const rrun *c, int cpu)
+{
+	for (int k = 0; k < c->prm->nr_cpus; k++)
+		if (k != cpu && c->live[k])
+			return 1;
+	return 0;
+}
+
 static int rr_emit(void *ctx, const sl_rop *op)
 {
 	rrun *c = ctx;
@@ -850,11 +876,13 @@ static int rr_emit(void *ctx, const sl_rop *op)
 			return snprintf(c->msg, c->len, "operation %d on process %u in state %d", op->kind,
 					op->proc, r->state), -1;
 		sl_memcg_set_cpu(c->m, r->cpu);
+		c->res->ops++;
 	}
 	switch (op->kind) {
 	case SL_ROP_START:
 		r->cpu = (int)op->cpu;
 		r->state = 1;
+		c->live[r->cpu % c->prm->nr_cpus]++;
 		c->res->procs++;
 		break;
 	case SL_ROP_MMAP: {
@@ -868,18 +896,25 @@ static int rr_emit(void *ctx, const sl_rop *op)
 		r->state = 2;
 		break;
 	}
-	case SL_ROP_TOUCH:
+	case SL_ROP_TOUCH: {
+		int busy = contended(c, r->cpu % c->prm->nr_cpus);
+		uint64_t before = busy ? live_events(c) : 0;
 		if (op->write)
 			sl_proc_touch(r->p, 0, op->first, op->npages);
 		else
 			sl_proc_read(r->p, 0, op->first, op->npages);
+		if (busy)
+			c->res->lock_waits += live_events(c) - before;
 		break;
+	}
 	case SL_ROP_MUNMAP:
 		/* munmap(): the region's PTEs zapped and slots put; the process
 		 * lives on (a later touch faults afresh) */
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		break;
 	case SL_ROP_EXIT:
+		if (r->state == 1 || r->state == 2)
+			c->live[r->cpu % c->prm->nr_cpus]--;
 		proc_exit(c, r);
 		if (c->check_every && rr_check(c))
 			return -1;
@@ -927,7 +962,9 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 		return -1;
 	}
 	c.swapin_mode = sl_policy_swapin_mode(pol);
-	if (!(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
+	c.live = calloc((size_t)p->nr_cpus, sizeof(*c.live));
+	if (!c.live || !(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
+		free(c.live);
 		sl_swapset_destroy(c.s);
 		return snprintf(msg, len, "out of memory"), -1;
 	}
@@ -959,6 +996,7 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 		res->sys_seconds = sl_cost_predict(cost ? cost : &sl_cost_default, res);
 	}
 	free(c.pr);
+	free(c.live);
 	sl_memcg_destroy(c.m);
 	sl_swapset_destroy(c.s);
 	return rc ? -1 : 0;

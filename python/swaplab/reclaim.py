@@ -221,7 +221,7 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
                   "swapped_in": raw["swpin_pages"]},
         "run_layout_hash": f"{raw['run_layout_hash']:016x}",
         "slots_in_use_at_end": raw["inuse_end"],
-        "cost": {"model": raw["cost"], "lock_waits": raw["lock_waits"],
+        "cost": {"model": raw["cost"], "lock_waits": raw["lock_waits"], "ops": raw["ops"],
                  "predicted_sys_seconds": round(raw["sys_seconds"], 6)},
         "invariant_checks": raw["checks"],
         "seconds": raw["seconds"],

@@ -247,3 +247,73 @@ TEST(reclaim_run_every_preset_ends_with_no_slot_in_use_on_every_policy)
 		}
 	}
 }
+
+/* One usemem process writing n pages once under a limit of 4096 pages,
+ * 4K pages only, on one CPU. */
+static sl_rrun_result usemem_once(uint64_t npages, uint32_t procs, int cpus)
+{
+	sl_rwl_params p;
+	sl_rrun_result r;
+	char msg[256];
+
+	sl_rwl_defaults(&p, SL_RWL_USEMEM);
+	p.seed = 1;
+	p.nr_procs = procs;
+	p.nr_cpus = cpus;
+	p.proc_pages = npages;
+	p.limit_pages = 4096;
+	p.reread_passes = 0;
+	p.mthp_mask = 0;
+	p.swap_bytes = 64u << 20;
+	CHECK_EQ(sl_rrun(&p, sl_policy_find("linux-6.18"), NULL, 1, &r, msg, sizeof(msg)), 0);
+	return r;
+}
+
+/* kernel-findings F13: a sequential writer's pages are each scanned twice
+ * (kept young, then reclaimed), and the whole inactive list once more each
+ * time the scan reaches a stretch of pages not yet scanned: the scan count
+ * per reclaimed page depends on where the run ends, not on a ratio. The
+ * counts are the kernel's shape (6.18: 7976, 12295, 12541, 20445 scanned at
+ * 31M, 32M, 33M, 48M in 16M; the kernel's group holds ~35 more pages, so its
+ * sweeps come a little earlier). */
+TEST(reclaim_a_sweep_of_young_pages_sets_the_scan_count_not_a_ratio)
+{
+	static const uint64_t pages[] = { 7936, 8192, 8448, 12288 };
+	static const uint64_t scan[] = { 7953, 8199, 12580, 16393 };
+	static const uint64_t steal[] = { 3857, 4096, 4388, 8192 };
+
+	for (int i = 0; i < 4; i++) {
+		sl_rrun_result r = usemem_once(pages[i], 1, 1);
+		CHECK_EQ(r.pgscan, scan[i]);
+		CHECK_EQ(r.pgsteal, steal[i]);
+		CHECK_EQ(r.swpout[0], steal[i]);
+	}
+}
+
+/* kernel-findings F14: the cost model's counts of operations (the kernel
+ * driver's per-command cost) and of contended swap events (a folio written
+ * out or swapped in while another CPU runs a live process). */
+TEST(reclaim_counts_operations_and_swap_events_while_another_cpu_is_busy)
+{
+	/* 2 x 2048 pages in 4096: no reclaim at all */
+	sl_rrun_result r = usemem_once(2048, 2, 2);
+	CHECK_EQ(r.swpout[0], 0);
+	CHECK_EQ(r.lock_waits, 0);
+	/* START, MMAP, 32 touches of 64 pages, EXIT per process */
+	CHECK_EQ(r.ops, 2 * (3 + 32));
+
+	/* 2 x 4096 pages in 4096 on one CPU: reclaim, never contended */
+	r = usemem_once(4096, 2, 1);
+	CHECK(r.swpout[0] > 0);
+	CHECK_EQ(r.lock_waits, 0);
+	CHECK_EQ(r.ops, 2 * (3 + 64));
+
+	/* the same on two CPUs: every swap-out happens while both live */
+	r = usemem_once(4096, 2, 2);
+	CHECK(r.swpout[0] > 0);
+	CHECK_EQ(r.lock_waits, r.swpout[0] + r.swpin[0]);
+
+	sl_cost_model c = { .name = "t", .lock_wait = 1000, .op = 500, .proc = 2000 };
+	CHECK(sl_cost_predict(&c, &r) == (1000.0 * (double)r.lock_waits + 500.0 * (double)r.ops +
+					 2000.0 * 2) * 1e-9);
+}

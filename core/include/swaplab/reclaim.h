@@ -22,7 +22,12 @@ typedef struct sl_cost_model {
 	double swpin_page;         /* per page swapped in (decompression) */
 	double split;              /* per large folio split by the fallback */
 	double scan_page;          /* per page the LRU scan isolated */
-	double lock_wait;          /* per lock wait (0 in the single-threaded model) */
+	double lock_wait;          /* per contended event: a folio written out or swapped
+				      in while another CPU runs a live process of the run
+				      (docs/kernel-findings.md F14) */
+	double op;                 /* per workload operation a process executes (the
+				      kernel driver's command read and acknowledgement) */
+	double proc;               /* per process: fork, exec, exit and its teardown */
 } sl_cost_model;
 
 /* The named default: uncalibrated until the kernel harness measures them. */
@@ -49,6 +54,8 @@ typedef struct sl_rrun_result {
 	uint64_t run_layout_hash;       /* every process's layout in order, at the RUN marker */
 	uint64_t inuse_end;             /* slots still in use after every exit (0) */
 	uint64_t checks;
+	uint64_t ops;                   /* operations the processes executed (START..EXIT) */
+	uint64_t lock_waits;            /* contended events (sl_cost_model.lock_wait) */
 	double sys_seconds;             /* the cost model's prediction */
 	double seconds;                 /* wall time of the model run */
 	sl_dev_stats dev;
