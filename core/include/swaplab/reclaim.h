@@ -86,6 +86,7 @@ typedef struct sl_memcg_state {
 	uint64_t nr_inactive, nr_active;/* folios */
 	uint64_t direct_reclaim, pgscan, pgsteal, pgactivate, pgdeactivate, pgrefill, oom;
 	uint64_t charge_fallback[SL_NR_ORDERS];
+	uint64_t kmem;                  /* page-table pages charged (not on an LRU) */
 } sl_memcg_state;
 void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st);
 /* The i-th folio from the tail of the inactive (active = 0) or active list:
@@ -97,6 +98,11 @@ uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr);
  * nr_to_scan pages (pages freed for the first). */
 uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan);
 void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
+/* Kernel memory charged to the group (a process's page tables: 6.18
+ * allocates them with __GFP_ACCOUNT), nr pages: charged like an order-0
+ * folio (reclaiming if need be), never on an LRU; uncharged when freed. */
+void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr);
+void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr);
 /* LRU and charge consistency: 0 or -1 with a message. */
 int sl_memcg_check(const sl_memcg *m, char *msg, size_t len);
 
