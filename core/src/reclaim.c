@@ -224,14 +224,20 @@ static int try_charge_memcg(sl_memcg *m, uint64_t nr, int may_reclaim)
 
 /* ---------------------------------------------------------------- hooks */
 
-/* folio_add_lru() - 6.18: a small folio waits in the CPU's batch, a large
- * one (or the batch's last place) moves the batch onto the LRU at once. */
+static void lru_add_drain(sl_memcg *m);
+
+/* folio_add_lru() - 6.18: a small folio waits in the CPU's batch; a large
+ * one joins the batch and moves it onto the LRU at once
+ * (folio_batch_add_and_move(): !folio_may_be_lru_cached()), so the small
+ * folios waiting there go on before it, in order (kernel-findings F15);
+ * so does the batch's last place. */
 static void folio_add_lru(sl_memcg *m, uint64_t h)
 {
 	lnode *n = N(m, h);
 	int c = m->cpu;
 
 	if (n->nr > 1) {
+		lru_add_drain(m);
 		lru_add_head(m, L_INACTIVE, h);
 		return;
 	}

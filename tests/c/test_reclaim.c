@@ -89,6 +89,26 @@ TEST(reclaim_small_folios_wait_in_the_cpu_batch_large_ones_go_straight_to_inacti
 	CHECK_EQ(st(&f).nr_inactive, 31);
 	FX_CHECK(&f);
 	fx_fini(&f);
+
+	/* kernel-findings F15: a large folio moves the waiting small ones onto
+	 * the LRU first. Page 0 read (the zero page) then written: an order-0
+	 * folio, in the batch; then a 64K folio at page 16 */
+	fx_init(&f, 8192, 16384, 1u << 4, 4096);
+	sl_proc_read(f.p, 0, 0, 1);
+	sl_proc_touch(f.p, 0, 0, 1);
+	CHECK_EQ(st(&f).nr_inactive, 0);
+	sl_proc_touch(f.p, 0, 16, 1);
+	s = st(&f);
+	CHECK_EQ(s.nr_inactive, 2);
+	CHECK_EQ(s.inactive, 17);
+	sl_proc *p;
+	uint32_t id;
+	CHECK(sl_memcg_lru_at(f.m, 0, 0, &p, &id)); /* the tail: the older, small one */
+	CHECK_EQ(sl_proc_folio_order(p, id), 0);
+	CHECK(sl_memcg_lru_at(f.m, 0, 1, &p, &id));
+	CHECK_EQ(sl_proc_folio_order(p, id), 4);
+	FX_CHECK(&f);
+	fx_fini(&f);
 }
 
 TEST(reclaim_large_charge_over_the_limit_fails_and_the_fault_takes_order_0)
