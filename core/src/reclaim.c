@@ -68,6 +68,7 @@ struct sl_memcg {
 	uint64_t lru_pages[2];
 	uint64_t lru_folios[2];
 	uint64_t anon_cost;        /* lruvec->anon_cost */
+	uint64_t kmem;             /* page-table pages charged */
 	int splitting;             /* inside a split: mapped re-charges pages */
 	uint64_t *born;            /* folios created while one folio was reclaimed */
 	uint32_t nborn, reclaiming;
@@ -223,14 +224,20 @@ static int try_charge_memcg(sl_memcg *m, uint64_t nr, int may_reclaim)
 
 /* ---------------------------------------------------------------- hooks */
 
-/* folio_add_lru() - 6.18: a small folio waits in the CPU's batch, a large
- * one (or the batch's last place) moves the batch onto the LRU at once. */
+static void lru_add_drain(sl_memcg *m);
+
+/* folio_add_lru() - 6.18: a small folio waits in the CPU's batch; a large
+ * one joins the batch and moves it onto the LRU at once
+ * (folio_batch_add_and_move(): !folio_may_be_lru_cached()), so the small
+ * folios waiting there go on before it, in order (kernel-findings F15);
+ * so does the batch's last place. */
 static void folio_add_lru(sl_memcg *m, uint64_t h)
 {
 	lnode *n = N(m, h);
 	int c = m->cpu;
 
 	if (n->nr > 1) {
+		lru_add_drain(m);
 		lru_add_head(m, L_INACTIVE, h);
 		return;
 	}
@@ -345,6 +352,22 @@ static void hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
 }
 
 static const sl_proc_hooks memcg_hooks = { hk_charge, hk_mapped, hk_freed, hk_split };
+
+/* __memcg_kmem_charge_page() - 6.18: a __GFP_ACCOUNT page (a page table:
+ * GFP_PGTABLE_USER) charges the group through try_charge_memcg() with
+ * GFP_KERNEL, which may reclaim; it is on no LRU. */
+void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr)
+{
+	try_charge_memcg(m, nr, 1);
+	m->kmem += nr;
+}
+
+void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr)
+{
+	SL_ASSERT(m->kmem >= nr);
+	m->kmem -= nr;
+	m->usage -= nr;
+}
 
 int sl_memcg_attach(sl_memcg *m, sl_proc *p, int cpu)
 {
@@ -650,6 +673,7 @@ void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st)
 	st->active = m->lru_pages[1];
 	st->nr_inactive = m->lru_folios[0];
 	st->nr_active = m->lru_folios[1];
+	st->kmem = m->kmem;
 }
 
 int sl_memcg_lru_at(const sl_memcg *m, int active, uint64_t i, sl_proc **p, uint32_t *id)
@@ -700,10 +724,10 @@ int sl_memcg_check(const sl_memcg *m, char *msg, size_t len)
 	}
 	for (int c = 0; c < m->nr_cpus; c++)
 		stock += m->stock[c];
-	if (tracked + stock != m->usage)
-		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu",
+	if (tracked + stock + m->kmem != m->usage)
+		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu + kmem %llu",
 				(unsigned long long)m->usage, (unsigned long long)tracked,
-				(unsigned long long)stock), -1;
+				(unsigned long long)stock, (unsigned long long)m->kmem), -1;
 	return 0;
 }
 
@@ -718,7 +742,7 @@ const sl_cost_model sl_cost_default = {
 	.fault_pmd_folio = 1000 + 250 * SL_CLUSTER, /* a 2M fault as 512 small pages */
 	.swpout_folio = 2000, .swpout_page = 3000,
 	.swpin_folio = 1500, .swpin_page = 1200,
-	.split = 5000, .scan_page = 60, .lock_wait = 0,
+	.split = 5000, .scan_page = 60, .lock_wait = 0, .op = 0, .proc = 0,
 };
 
 double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
@@ -741,6 +765,7 @@ double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
 	ns += c->swpout_page * (double)r->swpout_pages;
 	ns += c->swpin_page * (double)r->swpin_pages;
 	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);
+	ns += c->lock_wait * (double)r->lock_waits + c->op * (double)r->ops + c->proc * (double)r->procs;
 	return ns * 1e-9;
 }
 
@@ -750,6 +775,8 @@ typedef struct rproc {
 	sl_proc *p;
 	int cpu;
 	int state;                 /* 0 unborn, 1 started, 2 mapped, 3 exited */
+	uint8_t *pt;               /* per 2 MiB of the region: its PTE table exists */
+	uint64_t npt;              /* page-table pages charged (PTE tables + the PMD table) */
 } rproc;
 
 typedef struct rrun {
@@ -761,10 +788,43 @@ typedef struct rrun {
 	uint32_t npr, cap;
 	int check_every;
 	int track_free;            /* the policy keeps a free-cluster list */
+	uint32_t *live;            /* [cpu] started processes not yet exited */
 	sl_rrun_result *res;
 	char *msg;
 	size_t len;
 } rrun;
+
+#define PTE_TABLE_PAGES 512u   /* pages one PTE table maps (x86-64) */
+
+/* __pte_alloc() / __pmd_alloc() - 6.18: the first fault in a 2 MiB range
+ * allocates its PTE table (a PMD-size THP fault deposits one too), the
+ * region's first its PMD table; both GFP_PGTABLE_USER, charged to the
+ * group before the fault's folio (kernel-findings F13). The region is
+ * 2 MiB aligned, so page i is in table i / 512. */
+static void pgtables_charge(rrun *c, rproc *r, uint64_t first, uint64_t n)
+{
+	for (uint64_t t = first / PTE_TABLE_PAGES; n && t <= (first + n - 1) / PTE_TABLE_PAGES; t++) {
+		if (r->pt[t])
+			continue;
+		if (!r->npt) {
+			sl_memcg_charge_kmem(c->m, 1);
+			r->npt++;
+		}
+		sl_memcg_charge_kmem(c->m, 1);
+		r->npt++;
+		r->pt[t] = 1;
+	}
+}
+
+/* free_pgtables() at munmap and exit: every table uncharged. */
+static void pgtables_free(rrun *c, rproc *r)
+{
+	if (r->npt)
+		sl_memcg_uncharge_kmem(c->m, r->npt);
+	r->npt = 0;
+	if (r->pt)
+		memset(r->pt, 0, (sl_proc_npages(r->p) + PTE_TABLE_PAGES - 1) / PTE_TABLE_PAGES);
+}
 
 static void add_stats(sl_rrun_result *r, const sl_proc_stats *st)
 {
@@ -824,12 +884,39 @@ static void proc_exit(rrun *c, rproc *r)
 		/* exit_mmap(): every PTE zapped, every slot put */
 		sl_memcg_set_cpu(c->m, r->cpu);
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
+		pgtables_free(c, r);
+		free(r->pt);
+		r->pt = NULL;
 		add_stats(c->res, sl_proc_stats_get(r->p));
 		sl_memcg_detach(c->m, r->p);
 		sl_proc_destroy(r->p);
 		r->p = NULL;
 	}
 	r->state = 3;
+}
+
+/* Folios written out and swapped in so far by the live processes. */
+static uint64_t live_events(const rrun *c)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < c->npr; i++) {
+		if (c->pr[i].state != 2)
+			continue;
+		const sl_proc_stats *st = sl_proc_stats_get(c->pr[i].p);
+		for (int o = 0; o < SL_NR_ORDERS; o++)
+			n += st->swpout[o] + st->swpin[o];
+	}
+	return n;
+}
+
+/* Another CPU than cpu runs a live process of the run. */
+static int contended(const rrun *c, int cpu)
+{
+	for (int k = 0; k < c->prm->nr_cpus; k++)
+		if (k != cpu && c->live[k])
+			return 1;
+	return 0;
 }
 
 static int rr_emit(void *ctx, const sl_rop *op)
@@ -858,11 +945,13 @@ static int rr_emit(void *ctx, const sl_rop *op)
 			return snprintf(c->msg, c->len, "operation %d on process %u in state %d", op->kind,
 					op->proc, r->state), -1;
 		sl_memcg_set_cpu(c->m, r->cpu);
+		c->res->ops++;
 	}
 	switch (op->kind) {
 	case SL_ROP_START:
 		r->cpu = (int)op->cpu;
 		r->state = 1;
+		c->live[r->cpu % c->prm->nr_cpus]++;
 		c->res->procs++;
 		break;
 	case SL_ROP_MMAP: {
@@ -871,23 +960,33 @@ static int rr_emit(void *ctx, const sl_rop *op)
 			return snprintf(c->msg, c->len, "a second region per process is not modelled yet"), -1;
 		sl_memcg_set_cpu(c->m, (int)op->cpu);
 		r->p = sl_proc_create_set(c->s, r->cpu, c->prm->mthp_mask, c->swapin_mode, &spec, 1);
-		if (!r->p || sl_memcg_attach(c->m, r->p, r->cpu))
+		r->pt = calloc((op->npages + PTE_TABLE_PAGES - 1) / PTE_TABLE_PAGES + 1, 1);
+		if (!r->p || !r->pt || sl_memcg_attach(c->m, r->p, r->cpu))
 			return snprintf(c->msg, c->len, "out of memory"), -1;
 		r->state = 2;
 		break;
 	}
-	case SL_ROP_TOUCH:
+	case SL_ROP_TOUCH: {
+		int busy = contended(c, r->cpu % c->prm->nr_cpus);
+		uint64_t before = busy ? live_events(c) : 0;
+		pgtables_charge(c, r, op->first, op->npages);
 		if (op->write)
 			sl_proc_touch(r->p, 0, op->first, op->npages);
 		else
 			sl_proc_read(r->p, 0, op->first, op->npages);
+		if (busy)
+			c->res->lock_waits += live_events(c) - before;
 		break;
+	}
 	case SL_ROP_MUNMAP:
 		/* munmap(): the region's PTEs zapped and slots put; the process
 		 * lives on (a later touch faults afresh) */
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
+		pgtables_free(c, r);
 		break;
 	case SL_ROP_EXIT:
+		if (r->state == 1 || r->state == 2)
+			c->live[r->cpu % c->prm->nr_cpus]--;
 		proc_exit(c, r);
 		if (c->check_every && rr_check(c))
 			return -1;
@@ -910,7 +1009,7 @@ static int rr_emit(void *ctx, const sl_rop *op)
 		c->res->swap_peak = inuse;
 	if (c->track_free) {
 		uint32_t nfree = c->s->dev[0]->list_len[SL_LIST_FREE];
-		c->res->ops++;
+		c->res->free_ops++;
 		c->res->ops_free_empty += nfree == 0;
 		if (nfree < c->res->free_clusters_min)
 			c->res->free_clusters_min = nfree;
@@ -946,7 +1045,9 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 	/* the cluster policies start with every cluster on the free list; the
 	 * baselines keep none, and get no free-list counts */
 	c.track_free = c.s->dev[0]->list_len[SL_LIST_FREE] > 0;
-	if (!(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
+	c.live = calloc((size_t)p->nr_cpus, sizeof(*c.live));
+	if (!c.live || !(c.m = sl_memcg_create(p->limit_pages, p->nr_cpus, c.s))) {
+		free(c.live);
 		sl_swapset_destroy(c.s);
 		return snprintf(msg, len, "out of memory"), -1;
 	}
@@ -955,11 +1056,13 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc && !msg[0])
 		snprintf(msg, len, "out of memory");
-	for (uint32_t i = 0; i < c.npr; i++)
+	for (uint32_t i = 0; i < c.npr; i++) {
 		if (c.pr[i].state == 2) {
 			sl_memcg_detach(c.m, c.pr[i].p);
 			sl_proc_destroy(c.pr[i].p);
 		}
+		free(c.pr[i].pt);
+	}
 	if (!rc) {
 		sl_memcg_state st;
 		sl_memcg_state_get(c.m, &st);
@@ -978,6 +1081,7 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 		res->sys_seconds = sl_cost_predict(cost ? cost : &sl_cost_default, res);
 	}
 	free(c.pr);
+	free(c.live);
 	sl_memcg_destroy(c.m);
 	sl_swapset_destroy(c.s);
 	return rc ? -1 : 0;

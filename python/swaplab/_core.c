@@ -762,8 +762,8 @@ static const struct cost_field {
 	size_t off;
 } cost_fields[] = {
 #define CF(n) { #n, offsetof(sl_cost_model, n) }
-	CF(fault_folio), CF(fault_page), CF(fault_pmd_folio), CF(swpout_folio), CF(swpout_page), CF(swpin_folio),
-	CF(swpin_page), CF(split), CF(scan_page), CF(lock_wait),
+	CF(fault_folio), CF(fault_page), CF(fault_pmd_folio), CF(swpout_folio), CF(swpout_page),
+	CF(swpin_folio), CF(swpin_page), CF(split), CF(scan_page), CF(lock_wait), CF(op), CF(proc),
 #undef CF
 };
 #define NR_COST_FIELDS (sizeof(cost_fields) / sizeof(cost_fields[0]))
@@ -835,7 +835,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	return Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
-		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
 		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
@@ -857,7 +857,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"max_usage", (unsigned long long)r.max_usage,
 		"swap_peak", (unsigned long long)r.swap_peak,
 		"free_clusters_min", (unsigned long long)r.free_clusters_min,
-		"ops", (unsigned long long)r.ops,
+		"free_ops", (unsigned long long)r.free_ops,
 		"ops_free_empty", (unsigned long long)r.ops_free_empty,
 		"procs", (unsigned long long)r.procs,
 		"swpout_pages", (unsigned long long)r.swpout_pages,
@@ -866,7 +866,8 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"run_layout_hash", (unsigned long long)r.run_layout_hash,
 		"inuse_end", (unsigned long long)r.inuse_end,
 		"checks", (unsigned long long)r.checks,
-		"lock_waits", 0ULL,
+		"lock_waits", (unsigned long long)r.lock_waits,
+		"ops", (unsigned long long)r.ops,
 		"sys_seconds", r.sys_seconds,
 		"seconds", r.seconds,
 		"params", params, "cost", costd);

@@ -217,14 +217,14 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
                    "zero_transient": raw["zero_transient"]},
         "reclaim": {k: raw[k] for k in keys},
         "clusters": {"free_min": raw["free_clusters_min"],
-                     "free_empty_pct": round(100.0 * raw["ops_free_empty"] / raw["ops"], 3)}
-        if raw["ops"] else None,
+                     "free_empty_pct": round(100.0 * raw["ops_free_empty"] / raw["free_ops"], 3)}
+        if raw["free_ops"] else None,
         "processes": raw["procs"],
         "pages": {"faulted": raw["fault_pages"], "swapped_out": raw["swpout_pages"],
                   "swapped_in": raw["swpin_pages"]},
         "run_layout_hash": f"{raw['run_layout_hash']:016x}",
         "slots_in_use_at_end": raw["inuse_end"],
-        "cost": {"model": raw["cost"], "lock_waits": raw["lock_waits"],
+        "cost": {"model": raw["cost"], "lock_waits": raw["lock_waits"], "ops": raw["ops"],
                  "predicted_sys_seconds": round(raw["sys_seconds"], 6)},
         "invariant_checks": raw["checks"],
         "seconds": raw["seconds"],

@@ -89,6 +89,26 @@ TEST(reclaim_small_folios_wait_in_the_cpu_batch_large_ones_go_straight_to_inacti
 	CHECK_EQ(st(&f).nr_inactive, 31);
 	FX_CHECK(&f);
 	fx_fini(&f);
+
+	/* kernel-findings F15: a large folio moves the waiting small ones onto
+	 * the LRU first. Page 0 read (the zero page) then written: an order-0
+	 * folio, in the batch; then a 64K folio at page 16 */
+	fx_init(&f, 8192, 16384, 1u << 4, 4096);
+	sl_proc_read(f.p, 0, 0, 1);
+	sl_proc_touch(f.p, 0, 0, 1);
+	CHECK_EQ(st(&f).nr_inactive, 0);
+	sl_proc_touch(f.p, 0, 16, 1);
+	s = st(&f);
+	CHECK_EQ(s.nr_inactive, 2);
+	CHECK_EQ(s.inactive, 17);
+	sl_proc *p;
+	uint32_t id;
+	CHECK(sl_memcg_lru_at(f.m, 0, 0, &p, &id)); /* the tail: the older, small one */
+	CHECK_EQ(sl_proc_folio_order(p, id), 0);
+	CHECK(sl_memcg_lru_at(f.m, 0, 1, &p, &id));
+	CHECK_EQ(sl_proc_folio_order(p, id), 4);
+	FX_CHECK(&f);
+	fx_fini(&f);
 }
 
 TEST(reclaim_large_charge_over_the_limit_fails_and_the_fault_takes_order_0)
@@ -246,4 +266,102 @@ TEST(reclaim_run_every_preset_ends_with_no_slot_in_use_on_every_policy)
 			CHECK(r.max_usage <= p.limit_pages || r.oom);
 		}
 	}
+}
+
+/* One usemem process writing n pages once under a limit of 4096 pages,
+ * 4K pages only, on one CPU. */
+static sl_rrun_result usemem_once(uint64_t npages, uint32_t procs, int cpus)
+{
+	sl_rwl_params p;
+	sl_rrun_result r;
+	char msg[256];
+
+	sl_rwl_defaults(&p, SL_RWL_USEMEM);
+	p.seed = 1;
+	p.nr_procs = procs;
+	p.nr_cpus = cpus;
+	p.proc_pages = npages;
+	p.limit_pages = 4096;
+	p.reread_passes = 0;
+	p.mthp_mask = 0;
+	p.swap_bytes = 64u << 20;
+	CHECK_EQ(sl_rrun(&p, sl_policy_find("linux-6.18"), NULL, 1, &r, msg, sizeof(msg)), 0);
+	return r;
+}
+
+/* kernel-findings F13: a sequential writer's pages are each scanned twice
+ * (kept young, then reclaimed), and the whole inactive list once more each
+ * time the scan reaches a stretch of pages not yet scanned: the scan count
+ * per reclaimed page depends on where the run ends, not on a ratio. With
+ * the page tables charged (1 + 1 per 2 MiB) the counts are the kernel's
+ * within 1 % (6.18: 7976, 12295, 12541, 20445 scanned and 3890, 4131, 4377,
+ * 8254 swapped out at 31M, 32M, 33M, 48M in 16M); without them the 32M and
+ * 48M runs end before their last sweep (8199 and 16393 scanned). */
+TEST(reclaim_a_sweep_of_young_pages_sets_the_scan_count_not_a_ratio)
+{
+	static const uint64_t pages[] = { 7936, 8192, 8448, 12288 };
+	static const uint64_t scan[] = { 7950, 12284, 12530, 20443 };
+	static const uint64_t steal[] = { 3863, 4137, 4383, 8225 };
+
+	for (int i = 0; i < 4; i++) {
+		sl_rrun_result r = usemem_once(pages[i], 1, 1);
+		CHECK_EQ(r.pgscan, scan[i]);
+		CHECK_EQ(r.pgsteal, steal[i]);
+		CHECK_EQ(r.swpout[0], steal[i]);
+	}
+}
+
+/* kernel-findings F14: the cost model's counts of operations (the kernel
+ * driver's per-command cost) and of contended swap events (a folio written
+ * out or swapped in while another CPU runs a live process). */
+TEST(reclaim_counts_operations_and_swap_events_while_another_cpu_is_busy)
+{
+	/* 2 x 1024 pages in 4096: no reclaim at all */
+	sl_rrun_result r = usemem_once(1024, 2, 2);
+	CHECK_EQ(r.swpout[0], 0);
+	CHECK_EQ(r.lock_waits, 0);
+	/* START, MMAP, 16 touches of 64 pages, EXIT per process */
+	CHECK_EQ(r.ops, 2 * (3 + 16));
+
+	/* 2 x 4096 pages in 4096 on one CPU: reclaim, never contended */
+	r = usemem_once(4096, 2, 1);
+	CHECK(r.swpout[0] > 0);
+	CHECK_EQ(r.lock_waits, 0);
+	CHECK_EQ(r.ops, 2 * (3 + 64));
+
+	/* the same on two CPUs: every swap-out happens while both live */
+	r = usemem_once(4096, 2, 2);
+	CHECK(r.swpout[0] > 0);
+	CHECK_EQ(r.lock_waits, r.swpout[0] + r.swpin[0]);
+
+	sl_cost_model c = { .name = "t", .lock_wait = 1000, .op = 500, .proc = 2000 };
+	CHECK(sl_cost_predict(&c, &r) == (1000.0 * (double)r.lock_waits + 500.0 * (double)r.ops +
+					 2000.0 * 2) * 1e-9);
+}
+
+/* kernel-findings F13: a page table is kernel memory charged to the group
+ * like an order-0 folio (through the CPU's stock), on no LRU, and the
+ * charge invariant counts it. */
+TEST(reclaim_page_tables_are_charged_to_the_group_on_no_lru)
+{
+	fx f;
+	fx_init(&f, 4096, 1024, 0, 64);
+	sl_memcg_charge_kmem(f.m, 1);
+	sl_memcg_state s = st(&f);
+	CHECK_EQ(s.kmem, 1);
+	CHECK_EQ(s.usage, 64); /* a batch of 64: one for the table, 63 in stock */
+	CHECK_EQ(s.stock, 63);
+	CHECK_EQ(s.inactive + s.active, 0);
+	FX_CHECK(&f);
+	sl_memcg_charge_kmem(f.m, 2); /* from the stock */
+	s = st(&f);
+	CHECK_EQ(s.usage, 64);
+	CHECK_EQ(s.kmem, 3);
+	FX_CHECK(&f);
+	sl_memcg_uncharge_kmem(f.m, 3); /* straight to the counter */
+	s = st(&f);
+	CHECK_EQ(s.usage, 61);
+	CHECK_EQ(s.kmem, 0);
+	FX_CHECK(&f);
+	fx_fini(&f);
 }

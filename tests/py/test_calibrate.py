@@ -14,14 +14,27 @@ RAW = {"minflt": 1700, "majflt": 900, "processes": 1,
        "sizes": {"64": {"anon_fault_alloc": 1500, "swpout": 400, "swpout_fallback": 3, "swpin": 300, "split": 2},
                  "2048": {"anon_fault_alloc": 10, "swpout": 1, "swpout_fallback": 0, "swpin": 0, "split": 0}},
        "order0": {"swpout": 100, "swpin": 50}, "pswpout": 100 + 400 * 16 + 512, "pswpin": 50 + 300 * 16,
-       "pgscan_anon": 9000, "pgrefill": 700}
+       "pgscan_anon": 9000, "pgrefill": 700, "stream": {"ops": 387, "contended": 0.25}}
 
 
 def test_features_of_a_run():
     assert C.features(RAW) == {
         "fault_folio": (1700 - 1500 - 10) + 1500, "fault_page": (1700 - 1500 - 10) + 1500 * 16,
         "fault_pmd": 10, "swpout_folio": 400 + 1 + 100, "swpout_page": 100 + 6400 + 512,
-        "swpin_folio": 300 + 50, "swpin_page": 50 + 4800, "split": 3, "scan_page": 9700, "run": 1}
+        "swpin_folio": 300 + 50, "swpin_page": 50 + 4800, "split": 3, "scan_page": 9700, "run": 1,
+        # the stream's operations; a quarter of the swap-outs and swap-ins (folios) contended
+        "op": 387, "lock": (400 + 1 + 100 + 300 + 50) * 0.25}
+
+
+def test_stream_counts_are_the_models_for_the_same_stream():
+    """ops and the contended share come from the model's run of the same
+    stream: two processes on two CPUs contend on every swap event, on one
+    CPU never."""
+    argv = ["usemem", "--procs", "2", "--size", "16M", "--limit", "16M", "--reread", "0",
+            "--swap-size", "64M", "--mthp", "none", "-q"]
+    # START, MMAP, 64 touches of 64 pages, EXIT per process
+    assert C.stream_counts(argv + ["--cpus", "2"]) == {"ops": 2 * 67, "contended": 1.0}
+    assert C.stream_counts(argv + ["--cpus", "1"]) == {"ops": 2 * 67, "contended": 0.0}
 
 
 def test_order0_faults_never_negative():

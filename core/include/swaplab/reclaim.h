@@ -24,7 +24,12 @@ typedef struct sl_cost_model {
 	double swpin_page;         /* per page swapped in (decompression) */
 	double split;              /* per large folio split by the fallback */
 	double scan_page;          /* per page the LRU scan isolated */
-	double lock_wait;          /* per lock wait (0 in the single-threaded model) */
+	double lock_wait;          /* per contended event: a folio written out or swapped
+				      in while another CPU runs a live process of the run
+				      (docs/kernel-findings.md F14) */
+	double op;                 /* per workload operation a process executes (the
+				      kernel driver's command read and acknowledgement) */
+	double proc;               /* per process: fork, exec, exit and its teardown */
 } sl_cost_model;
 
 /* The named default: uncalibrated until the kernel harness measures them. */
@@ -48,14 +53,16 @@ typedef struct sl_rrun_result {
 	uint64_t swap_peak;             /* slots in use, peak */
 	uint64_t free_clusters_min;     /* fewest clusters on the device's free list
 					   after any operation (UINT64_MAX: the policy
-					   keeps no free list, ops is 0) */
-	uint64_t ops, ops_free_empty;   /* operations played; after how many of them
-					   the free list was empty (no PMD-size slot) */
+					   keeps no free list, free_ops is 0) */
+	uint64_t free_ops, ops_free_empty; /* operations after which the free list was
+					   read; after how many it was empty (no PMD-size slot) */
 	uint64_t procs;
 	uint64_t swpout_pages, swpin_pages, fault_pages;
 	uint64_t run_layout_hash;       /* every process's layout in order, at the RUN marker */
 	uint64_t inuse_end;             /* slots still in use after every exit (0) */
 	uint64_t checks;
+	uint64_t ops;                   /* operations the processes executed (START..EXIT) */
+	uint64_t lock_waits;            /* contended events (sl_cost_model.lock_wait) */
 	double sys_seconds;             /* the cost model's prediction */
 	double seconds;                 /* wall time of the model run */
 	sl_dev_stats dev;
@@ -86,6 +93,7 @@ typedef struct sl_memcg_state {
 	uint64_t nr_inactive, nr_active;/* folios */
 	uint64_t direct_reclaim, pgscan, pgsteal, pgactivate, pgdeactivate, pgrefill, oom;
 	uint64_t charge_fallback[SL_NR_ORDERS];
+	uint64_t kmem;                  /* page-table pages charged (not on an LRU) */
 } sl_memcg_state;
 void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st);
 /* The i-th folio from the tail of the inactive (active = 0) or active list:
@@ -97,6 +105,11 @@ uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr);
  * nr_to_scan pages (pages freed for the first). */
 uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan);
 void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
+/* Kernel memory charged to the group (a process's page tables: 6.18
+ * allocates them with __GFP_ACCOUNT), nr pages: charged like an order-0
+ * folio (reclaiming if need be), never on an LRU; uncharged when freed. */
+void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr);
+void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr);
 /* LRU and charge consistency: 0 or -1 with a message. */
 int sl_memcg_check(const sl_memcg *m, char *msg, size_t len);
 

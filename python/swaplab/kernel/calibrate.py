@@ -23,8 +23,15 @@ from . import reclaim as R
 # The cost model's events (h3's sl_cost_model in core/include/swaplab/reclaim.h,
 # plus fault_pmd, and run: a constant per process)
 FEATURES = ("fault_folio", "fault_page", "fault_pmd", "swpout_folio", "swpout_page", "swpin_folio",
-            "swpin_page", "split", "scan_page", "run")
+            "swpin_page", "split", "scan_page", "run", "op", "lock")
 SETTINGS = ([], [16], [64], [512], [2048])
+# The multi-process experiments (--multi; kernel-findings F14): usemem of
+# 12M per process, limit half the demand, one re-read, as (mthp, procs,
+# cpus, chunk): concurrency on one and two CPUs, and the driver's cost per
+# operation (chunk 4 and 1: 16 and 64 times the operations of chunk 64)
+MULTI = (("none", 1, 1, 64), ("none", 2, 2, 64), ("none", 4, 1, 64), ("none", 4, 2, 64),
+         ("64K", 1, 1, 64), ("64K", 2, 2, 64), ("64K", 4, 1, 64), ("64K", 4, 2, 64),
+         ("none", 1, 1, 4), ("none", 2, 2, 4), ("none", 1, 1, 1), ("none", 2, 2, 1))
 
 
 def raw_counts(res: dict) -> dict:
@@ -61,7 +68,24 @@ def features(raw: dict) -> dict:
             "swpin_page": raw["pswpin"],
             "split": sum(d["swpout_fallback"] for d in sizes.values()),
             "scan_page": raw["pgscan_anon"] + raw["pgrefill"],
-            "run": raw["processes"]}
+            "run": raw["processes"],
+            # the stream's operations, and the contended share of the events
+            # (both as the model counts them for the same stream)
+            "op": raw["stream"]["ops"],
+            "lock": (sum(d["swpout"] + d["swpin"] for d in sizes.values())
+                     + raw["order0"]["swpout"] + raw["order0"]["swpin"]) * raw["stream"]["contended"]}
+
+
+def stream_counts(argv: list) -> dict:
+    """What the model counts for the stream of argv (the same generator the
+    kernel driver replays): its operations, and the share of its swap-outs
+    and swap-ins (folios) that happen while another CPU runs a live process
+    (sl_rrun_result.lock_waits)."""
+    from .. import reclaim as model
+    prm, preset = model.params_from_args(model.build_parser().parse_args(argv))
+    r = model.run_reclaim(prm, "linux-6.18", 0, None, preset)
+    ev = sum(d["swpout"] + d["swpin"] for d in r["sizes"].values())
+    return {"ops": r["cost"]["ops"], "contended": r["cost"]["lock_waits"] / ev if ev else 0.0}
 
 
 def experiments(size: int) -> list:
@@ -75,13 +99,26 @@ def experiments(size: int) -> list:
     return out
 
 
-def run_one(size: int, o: dict) -> dict:
-    argv = ["usemem", "--procs", "1", "--cpus", "1", "--size", f"{size // 1024}K",
+def one_argv(size: int, o: dict) -> list:
+    return ["usemem", "--procs", "1", "--cpus", "1", "--size", f"{size // 1024}K",
             "--limit", f"{o['limit'] // 1024}K", "--reread", str(o["reread"]),
             "--swap-size", f"{2 * size // (1 << 20) + 16}M", "--mthp", o["mthp"], "-q"]
+
+
+def multi_argv(mthp: str, procs: int, cpus: int, chunk: int, seed: int) -> list:
+    return ["usemem", "--procs", str(procs), "--cpus", str(cpus), "--size", "12M",
+            "--limit", f"{6 * procs}M", "--reread", "1", "--swap-size", "256M", "--mthp", mthp,
+            "--chunk", str(chunk), "--seed", str(seed), "-q"]
+
+
+def run_argv(argv: list) -> dict:
     a = R.build_parser().parse_args(argv)
     res, _ = R.run_kernel(R.params_from_args(a, argv))
     return res
+
+
+def run_one(size: int, o: dict) -> dict:
+    return run_argv(one_argv(size, o))
 
 
 def medians(rows: list, time_of=None) -> list:
@@ -127,15 +164,18 @@ def calibration(rows: list, size: int, reps: int, kernel: str, machine: dict) ->
     coef2, pred2 = fit(med2)
     errs2 = [abs(p - r["sys_seconds"]) / r["sys_seconds"] for r, p in zip(med2, pred2) if r["sys_seconds"] > 0]
     model = {"name": f"calibrated-{kernel}"}
-    model.update({f: round(coef[f] * 1e9, 3) for f in FEATURES if f not in ("fault_pmd", "run")})
+    model.update({f: round(coef[f] * 1e9, 3) for f in FEATURES if f not in ("fault_pmd", "run", "lock")})
     model["fault_pmd_folio"] = round(coef["fault_pmd"] * 1e9, 3)
-    model["lock_wait"] = None
+    model["lock_wait"] = round(coef["lock"] * 1e9, 3)
+    model["op"] = round(coef["op"] * 1e9, 3)
+    model["proc"] = round(coef["run"] * 1e9, 3)
     return {"schema": "swaplab.cost-calibration/1", "kernel": kernel, "machine": machine,
             "size_bytes": size, "reps": reps, "unit": "seconds of system time per event",
             "coefficients": coef,
             # the same in nanoseconds under sl_cost_model's field names; a
             # PMD-size fault (fault_pmd_folio) replaces fault_folio and
-            # fault_page for that folio; lock_wait not measured
+            # fault_page for that folio; lock_wait per contended event, op
+            # per operation, proc per process (the fit's "run")
             "sl_cost_model": model,
             "fit": {"experiments": len(med), "runs": len(rows), "time_of_experiment": "min",
                     "mean_abs_rel_error": round(sum(errs) / len(errs), 4),
@@ -153,6 +193,8 @@ def main(argv=None) -> int:
     ap.add_argument("--size", default="96M")
     ap.add_argument("--refit", metavar="FILE",
                     help="no runs: fit again the runs of an earlier calibration file")
+    ap.add_argument("--multi", action="store_true",
+                    help="run the multi-process experiments (with --refit: added to its runs)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     import platform
@@ -160,12 +202,23 @@ def main(argv=None) -> int:
         from ..results import load_json_file
         try:
             old = load_json_file(a.refit, "--refit")
+            reps = parse_count(a.reps, "--reps", 1, 100)
         except ParamError as e:
             sys.stderr.write(f"calibrate: error: {e}\n")
             return 2
+        shapes = {label: stream_counts(one_argv(old["size_bytes"], o))
+                  for label, o in experiments(old["size_bytes"])}
         for r in old["runs"]:
+            r["raw"].setdefault("stream", shapes.get(r["label"]))
             r["features"] = features(r["raw"])
-        write_json(a.json, calibration(old["runs"], old["size_bytes"], old["reps"], old["kernel"],
+        rows = old["runs"]
+        if a.multi:
+            try:
+                rows = rows + multi_rows(reps)
+            except (M.HarnessError, R.Signalled) as e:
+                sys.stderr.write(f"calibrate: error: {e}\n")
+                return 1
+        write_json(a.json, calibration(rows, old["size_bytes"], old["reps"], old["kernel"],
                                        old["machine"]))
         return 0
     try:
@@ -176,11 +229,14 @@ def main(argv=None) -> int:
             for label, o in experiments(size):
                 res = run_one(size, o)
                 raw = raw_counts(res)
+                raw["stream"] = stream_counts(one_argv(size, o))
                 rows.append({"label": label, "rep": rep, "sys_seconds": res["time"]["sys_seconds"],
                              "user_seconds": res["time"]["user_seconds"], "raw": raw,
                              "features": features(raw)})
                 print(f"{label:>16} rep {rep}: sys {rows[-1]['sys_seconds']:.3f}s {rows[-1]['features']}",
                       file=sys.stderr)
+        if a.multi:
+            rows += multi_rows(reps)
     except ParamError as e:
         sys.stderr.write(f"calibrate: error: {e}\n")
         return 2
@@ -189,6 +245,22 @@ def main(argv=None) -> int:
         return 1
     write_json(a.json, calibration(rows, size, reps, platform.uname().release, R.machine_info()))
     return 0
+
+
+def multi_rows(reps: int) -> list:
+    """The runs of the multi-process experiments (MULTI), seeds 1..reps."""
+    rows = []
+    for mthp, procs, cpus, chunk in MULTI:
+        label = f"multi {mthp} {procs}p {cpus}cpu chunk {chunk}"
+        shape = stream_counts(multi_argv(mthp, procs, cpus, chunk, 1))
+        for rep in range(reps):
+            res = run_argv(multi_argv(mthp, procs, cpus, chunk, rep + 1))
+            raw = raw_counts(res)
+            raw["stream"] = shape
+            rows.append({"label": label, "rep": rep, "sys_seconds": res["time"]["sys_seconds"],
+                         "user_seconds": res["time"]["user_seconds"], "raw": raw, "features": features(raw)})
+            print(f"{label:>32} rep {rep}: sys {rows[-1]['sys_seconds']:.3f}s", file=sys.stderr)
+    return rows
 
 
 if __name__ == "__main__":
