@@ -140,7 +140,7 @@ def test_kbuild_v5_shape_on_6_12_none_on_6_18_at_2_cpus_some_at_32():
     cpus32 = run_reclaim(prm, policy="linux-6.18", preset=preset)
     fb = _fallback(cpus32)
     assert max(fb[16], fb[32], fb[64], fb[128]) < 1.0
-    assert fb[512] > 5 and fb[1024] > 20 and fb[2048] > 20
+    assert fb[512] > 2 and fb[1024] > 10 and fb[2048] > 15
     assert cpus32["clusters"]["free_empty_pct"] > 20
 
 
