@@ -856,50 +856,85 @@ void sl_proc_layout(const sl_proc *p, uint64_t *out)
 #define FNV_PRIME UINT64_C(0x100000001b3)
 #define FNV_PRIME_POW7                                                                      \
 	(FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME)
+#define FNV_PRIME_POW8 (FNV_PRIME_POW7 * FNV_PRIME)
 
-/* Each FNV-1a step (h ^ b) * P equals h * P + ((l ^ b) - l) * P, l the low
- * byte of h, and the next low byte depends on l and b alone. So the eight
- * 0xff bytes of SL_NOT_SWAPPED take h to h * P^8 + fnv_ff[l]: a table over
- * the 256 low bytes, made once. */
+/*
+ * The layout hash in two chains. Write the FNV-1a state as h = g + l, l its
+ * low byte. A step (h ^ b) * P changes only the low byte before the
+ * multiply, so it equals g * P + step(l), and step(l) < 2^64 depends on l
+ * and b alone. Over the 8 bytes of an entry v:
+ *
+ *	fnv_entry(h, v) = g * P^8 + fnv_entry(l, v)
+ *
+ * and the next low byte is fnv_entry(l, v)'s. So the low bytes form a
+ * chain of their own (8 bits of state: a table lookup per entry), and the
+ * high part g' = g * P^8 + (fnv_entry(l, v) with its low byte cleared) is
+ * a multiply-add whose addend is known as soon as l is. The serial chain of
+ * the byte-wise definition (xor, multiply, xor, multiply for a 2-byte
+ * entry) becomes an xor and a load; the values are the same.
+ *
+ * fnv_lo16[u ^ l] is the low byte of fnv_entry(l, u) for an entry u below
+ * 2^16 (every slot of a device up to 256 MiB): u's high byte is that of
+ * u ^ l and its low byte is l ^ (u ^ l)'s. Its rows (high bytes) are filled
+ * once per process, as far as the devices need. fnv_ff[l] is
+ * fnv_entry(l, SL_NOT_SWAPPED), the eight 0xff bytes from the low byte l.
+ */
 static uint64_t fnv_ff[256];
-static pthread_once_t fnv_ff_once = PTHREAD_ONCE_INIT;
+static uint8_t fnv_lo16[1u << 16];
+static uint64_t fnv_k16[1u << 16];
+static _Atomic unsigned fnv_lo16_rows;
+static pthread_mutex_t fnv_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void fnv_ff_init(void)
+/* The byte-wise steps over the entry v from the state h. */
+static uint64_t fnv_bytes(uint64_t h, uint64_t v)
 {
-	for (unsigned l0 = 0; l0 < 256; l0++) {
-		uint64_t h = l0;
-		for (int b = 0; b < 8; b++)
-			h = (h ^ 0xff) * FNV_PRIME;
-		/* the steps from l0 alone, less l0's own multiple */
-		uint64_t p8 = 1;
-		for (int b = 0; b < 8; b++)
-			p8 *= FNV_PRIME;
-		fnv_ff[l0] = h - l0 * p8;
-	}
+	for (int b = 0; b < 8; b++)
+		h = (h ^ ((v >> (8 * b)) & 0xff)) * FNV_PRIME;
+	return h;
 }
 
-/* FNV-1a 64 over the 8 little-endian bytes of one layout entry. A zero byte
- * only multiplies by the prime ((h ^ 0) * P), so an entry whose top bytes are
- * zero (every swap offset below 2^48 on device 0) takes one xor-multiply per
- * significant byte and one multiply by the prime's power for the rest: the
- * same value as the byte loop, in fewer steps of the serial chain. */
-static inline uint64_t fnv_entry(uint64_t h, uint64_t v)
+/* Fills fnv_ff and the first `rows` rows of fnv_lo16; returns the entries
+ * below which fnv_lo16 holds (rows * 256). */
+static uint64_t fnv_tables(unsigned rows)
+{
+	unsigned have = atomic_load_explicit(&fnv_lo16_rows, memory_order_acquire);
+
+	if (have < rows) {
+		pthread_mutex_lock(&fnv_lock);
+		have = atomic_load_explicit(&fnv_lo16_rows, memory_order_relaxed);
+		if (!have)
+			for (unsigned l = 0; l < 256; l++)
+				fnv_ff[l] = fnv_bytes(l, SL_NOT_SWAPPED);
+		for (unsigned b = have; b < rows; b++)
+			for (unsigned x = 0; x < 256; x++) {
+				uint64_t e = ((x * FNV_PRIME) ^ b) * FNV_PRIME_POW7;
+				fnv_lo16[b << 8 | x] = (uint8_t)e;
+				fnv_k16[b << 8 | x] = (e & ~UINT64_C(0xff)) - x * FNV_PRIME_POW8;
+			}
+		if (rows > have)
+			atomic_store_explicit(&fnv_lo16_rows, rows, memory_order_release);
+		pthread_mutex_unlock(&fnv_lock);
+		have = rows > have ? rows : have;
+	}
+	return (uint64_t)have << 8;
+}
+
+/* fnv_entry(l, v) for an entry at or above fnv_lo16's rows (not SL_NOT_SWAPPED),
+ * l < 256: a zero
+ * byte only multiplies by the prime, so the entry's zero top bytes take one
+ * multiply by a power of it. */
+static uint64_t fnv_entry_low(unsigned l, uint64_t v)
 {
 	static const uint64_t pw[9] = {
 		UINT64_C(1), FNV_PRIME, FNV_PRIME * FNV_PRIME, FNV_PRIME * FNV_PRIME * FNV_PRIME,
 		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
 		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
 		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
-		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
-		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME *
-			FNV_PRIME,
+		FNV_PRIME_POW7, FNV_PRIME_POW8,
 	};
-
-	if (v < 0x10000)
-		return ((h ^ (v & 0xff)) * FNV_PRIME ^ (v >> 8)) * pw[7];
-	if (v == SL_NOT_SWAPPED)
-		return h * pw[8] + fnv_ff[h & 0xff];
+	uint64_t h = l;
 	int nb = 0;
+
 	for (uint64_t t = v; t; t >>= 8)
 		nb++;
 	for (int b = 0; b < nb; b++)
@@ -907,42 +942,80 @@ static inline uint64_t fnv_entry(uint64_t h, uint64_t v)
 	return h * pw[8 - nb];
 }
 
-uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
+/* One entry through both chains: an entry below fnv_tables()' bound (a
+ * table row and a multiply-add: g | x is g + x, g's low byte being 0)... */
+static inline __attribute__((always_inline)) void fnv_step_table(uint64_t *g, unsigned *l,
+								 uint64_t v)
 {
-	uint64_t h = FNV_OFFSET;
-	pthread_once(&fnv_ff_once, fnv_ff_init);
-	for (uint64_t i = 0; i < n; i++)
-		h = fnv_entry(h, layout[i]);
-	return h;
+	uint64_t x = v ^ *l;
+
+	*g = (*g | (x & 0xff)) * FNV_PRIME_POW8 + fnv_k16[x];
+	*l = fnv_lo16[x];
 }
 
-uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out, uint64_t *swapped)
+/* ... and any other: SL_NOT_SWAPPED, or an entry at or above the bound. */
+static inline void fnv_step_other(uint64_t *g, unsigned *l, uint64_t v)
 {
-	uint64_t h = FNV_OFFSET, n = 0;
+	uint64_t e = v == SL_NOT_SWAPPED ? fnv_ff[*l] : fnv_entry_low(*l, v);
 
-	pthread_once(&fnv_ff_once, fnv_ff_init);
+	*l = (unsigned)(e & 0xff);
+	*g = *g * FNV_PRIME_POW8 + (e & ~UINT64_C(0xff));
+}
+
+uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
+{
+	uint64_t lim = fnv_tables(256), g = FNV_OFFSET & ~UINT64_C(0xff);
+	unsigned l = FNV_OFFSET & 0xff;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (layout[i] < lim)
+			fnv_step_table(&g, &l, layout[i]);
+		else
+			fnv_step_other(&g, &l, layout[i]);
+	}
+	return g + l;
+}
+
+/* sl_proc_layout_hash()'s loop, with or without the layout (`save`). */
+static inline __attribute__((always_inline)) uint64_t
+proc_layout_hash_m(const sl_proc *p, uint64_t *out, uint64_t *swapped, const int save)
+{
+	/* the rows device 0's offsets reach; other devices' entries are above
+	 * 2^48 */
+	uint64_t slots = (uint64_t)p->s->dev[0]->nr_clusters * SL_CLUSTER;
+	uint64_t lim = fnv_tables(slots >= (1u << 16) ? 256 : (unsigned)((slots + 255) >> 8));
+	uint64_t g = FNV_OFFSET & ~UINT64_C(0xff), other = 0, all = 0;
+	unsigned l = FNV_OFFSET & 0xff;
+
 	for (int r = 0; r < p->nreg; r++) {
 		const uint64_t *pte = p->reg[r].pte;
 		uint64_t np = p->reg[r].spec.npages;
 		for (uint64_t i = 0; i < np; i++) {
-			/* a swap PTE of an entry below 2^16 (every slot of a
-			 * device up to 256 MiB): fnv_entry()'s first case */
-			uint64_t u = pte[i] - PTE_SWAP;
-			if (u < 0x10000) {
-				out[i] = u;
-				n++;
-				h = ((h ^ (u & 0xff)) * FNV_PRIME ^ (u >> 8)) * (FNV_PRIME_POW7);
-				continue;
+			/* a swap PTE's entry, or (not a swap PTE) a value above lim */
+			uint64_t v = pte[i] - PTE_SWAP;
+			if (v < lim) {
+				fnv_step_table(&g, &l, v);
+			} else {
+				v = is_swap(pte[i]) ? pte_val(pte[i]) : SL_NOT_SWAPPED;
+				other += !is_swap(pte[i]);
+				fnv_step_other(&g, &l, v);
 			}
-			uint64_t v = is_swap(pte[i]) ? pte_val(pte[i]) : SL_NOT_SWAPPED;
-			n += is_swap(pte[i]);
-			out[i] = v;
-			h = fnv_entry(h, v);
+			if (save)
+				out[i] = v;
 		}
-		out += np;
+		all += np;
+		if (save)
+			out += np;
 	}
-	*swapped = n;
-	return h;
+	*swapped = all - other;
+	return g + l;
+}
+
+/* Out of line: the loop keeps its constants and both chains in registers. */
+__attribute__((noinline)) uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out,
+						       uint64_t *swapped)
+{
+	return out ? proc_layout_hash_m(p, out, swapped, 1) : proc_layout_hash_m(p, NULL, swapped, 0);
 }
 
 /* P1: every swap PTE holds one reference to its slot, and (exclusive) every
