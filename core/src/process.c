@@ -64,6 +64,8 @@ typedef struct region {
 	uint8_t *data;     /* per page: content not all zero */
 	uint8_t *swo;      /* noncontig only: per page, order + 1 of the folio
 			      it was last swapped out with */
+	unsigned swapin_orders; /* the orders a large swap-in may take here (0:
+				   order 0 only: small swap-in, or no mTHP) */
 } region;
 
 struct sl_proc {
@@ -160,6 +162,8 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	p->nreg = nreg;
 	for (int r = 0; r < nreg; r++) {
 		p->reg[r].spec = reg[r];
+		if (swapin_mode == SL_SWAPIN_LARGE && !(reg[r].vmflags & SL_VMA_NOHUGEPAGE))
+			p->reg[r].swapin_orders = mthp_mask & SWAPIN_ORDERS;
 		p->reg[r].pte = calloc(reg[r].npages, sizeof(uint64_t));
 		p->reg[r].pmd = calloc((reg[r].pgoff + reg[r].npages) / PMD_PAGES + 1, 1);
 		p->reg[r].data = calloc(reg[r].npages, 1);
@@ -240,8 +244,10 @@ static int proc_alloc_pages(sl_proc *p, int order)
 }
 
 /* A new folio mapped at [head, head + 2^order) of region r. Every page of a
- * region has at most one folio, so ids never run out. */
-static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
+ * region has at most one folio, so ids never run out. Inline: most callers
+ * map order 0. */
+static inline __attribute__((always_inline)) uint32_t folio_map_new(sl_proc *p, int r,
+								    uint32_t head, int order)
 {
 	uint32_t id = p->nfree ? p->freeid[--p->nfree] : p->nf++;
 	uint32_t nr = 1u << order;
@@ -253,15 +259,16 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 	SL_ASSERT((uint64_t)head + nr <= rg->spec.npages && id > 0 && !p->f[id].live);
 	p->f[id] = (folio){ .head = head, .mapped = nr, .region = (uint8_t)r,
 			    .order = (uint8_t)order, .live = 1 };
+	uint64_t *pte = rg->pte + head;
 	for (uint32_t j = 0; j < nr; j++)
-		rg->pte[head + j] = PTE_PRESENT | id;
+		pte[j] = PTE_PRESENT | id;
 	rg->pmd[pmd_index(rg, head)] = order == SL_PMD_ORDER ? PMD_HUGE : PMD_TABLE;
 	if (p->hk)
 		p->hk->mapped(p->hctx, p, id, order);
 	return id;
 }
 
-static void folio_release(sl_proc *p, uint32_t id)
+static inline void folio_release(sl_proc *p, uint32_t id)
 {
 	SL_ASSERT(id > 0 && p->f[id].live);
 	p->f[id].live = 0;
@@ -337,19 +344,34 @@ static inline int span_match(const region *rg, const pte_span *sp, uint32_t j)
 	return rg->pte[j] == (sp->pat | (sp->val + sp->step * ((uint64_t)j - sp->pg)));
 }
 
+/* Pages j .. j + 3 all match: one test for the four. */
+static inline int span_match4(const region *rg, const pte_span *sp, uint32_t j)
+{
+	const uint64_t *pte = rg->pte + j;
+	uint64_t want = sp->pat | (sp->val + sp->step * ((uint64_t)j - sp->pg));
+
+	return ((pte[0] ^ want) | (pte[1] ^ (want + sp->step)) | (pte[2] ^ (want + 2 * sp->step)) |
+		(pte[3] ^ (want + 3 * sp->step))) == 0;
+}
+
 /* Every page of [a, a + nr) (which holds sp->pg) matches. Always inlined:
  * each caller's constant pattern folds into its loops. */
 static inline __attribute__((always_inline)) int
 span_covers(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
 {
 	while (sp->lo > a && !sp->lo_end) {
-		if (span_match(rg, sp, sp->lo - 1))
+		/* four pages at a time while they all match, then one */
+		if (sp->lo >= a + 4 && span_match4(rg, sp, sp->lo - 4))
+			sp->lo -= 4;
+		else if (span_match(rg, sp, sp->lo - 1))
 			sp->lo--;
 		else
 			sp->lo_end = 1;
 	}
 	while (sp->hi < a + nr - 1 && !sp->hi_end) {
-		if (span_match(rg, sp, sp->hi + 1))
+		if (sp->hi + 4 <= a + nr - 1 && span_match4(rg, sp, sp->hi + 1))
+			sp->hi += 4;
+		else if (span_match(rg, sp, sp->hi + 1))
 			sp->hi++;
 		else
 			sp->hi_end = 1;
@@ -436,39 +458,55 @@ static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
  * swapped in whole (offset and address agree modulo the size), and the
  * slots are freed at once. noncontig also takes a
  * range that was swapped out as one folio, its runs of slots freed in turn. */
-static uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
+/* fault_swap()'s large orders, from k down (off: page pg's entry): returns
+ * the page after the folio it mapped, or 0 when none could be taken. */
+static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, uint32_t pg,
+							   uint64_t off, int k)
+{
+	region *rg = &p->reg[r];
+	pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
+
+	for (; k >= SL_MTHP_MIN_ORDER; k--) {
+		uint32_t nr = 1u << k, a;
+		if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
+			continue;
+		uint64_t base = off - (pg - a);
+		if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
+		    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
+			folio_map_new(p, r, a, k);
+			sl_set_put(p->s, p->cpu, base, nr);
+			p->st.swpin[k]++;
+			return a + nr;
+		}
+		if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
+			put_swap_ptes(p, rg, a, nr);
+			folio_map_new(p, r, a, k);
+			p->st.swpin[k]++;
+			return a + nr;
+		}
+	}
+	return 0;
+}
+
+static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
 	SL_ASSERT(is_swap(rg->pte[pg]));
-	if (p->swapin_mode == SL_SWAPIN_LARGE && (p->mthp & SWAPIN_ORDERS) &&
-	    (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) && !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
-		pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
+	if (rg->swapin_orders) {
 		int k = SL_PMD_ORDER - 1;
 		/* without swo only an order whose low bits of offset and address
 		 * agree can succeed: start at the largest such order */
 		uint64_t x = off ^ (rg->spec.pgoff + pg);
 		if (!rg->swo && x && __builtin_ctzll(x) < k)
 			k = __builtin_ctzll(x);
-		for (; k >= SL_MTHP_MIN_ORDER; k--) {
-			uint32_t nr = 1u << k, a;
-			if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
-				continue;
-			uint64_t base = off - (pg - a);
-			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
-			    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
-				folio_map_new(p, r, a, k);
-				sl_set_put(p->s, p->cpu, base, nr);
-				p->st.swpin[k]++;
-				return a + nr;
-			}
-			if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
-				put_swap_ptes(p, rg, a, nr);
-				folio_map_new(p, r, a, k);
-				p->st.swpin[k]++;
-				return a + nr;
-			}
+		/* an enabled order at or below k, from a synchronous-I/O device */
+		if ((rg->swapin_orders & ((2u << k) - 1)) &&
+		    (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO)) {
+			uint32_t next = fault_swap_large(p, r, pg, off, k);
+			if (next)
+				return next;
 		}
 	}
 	proc_charge(p, 0);
@@ -671,12 +709,21 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 static void reclaim_order0(sl_proc *p, uint32_t id)
 {
 	uint64_t off = proc_alloc(p, 0);
+	folio *f = &p->f[id];
+	region *rg = &p->reg[f->region];
 
-	p->f[id].queued = 0;
-	if (off)
-		swap_out(p, id, off, NULL, 1);
-	else
+	f->queued = 0;
+	if (!off) {
 		p->st.alloc_fail0++;
+	} else if (rg->swo) {
+		swap_out(p, id, off, NULL, 1);
+	} else {
+		/* swap_out() of one page */
+		SL_ASSERT(f->live && f->order == 0);
+		rg->pte[f->head] = PTE_SWAP | off;
+		p->st.swpout[0]++;
+		folio_release(p, id);
+	}
 }
 
 /* One page of a folio split by the fallback, in the order shrink_folio_list()
