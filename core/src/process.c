@@ -465,7 +465,15 @@ static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, ui
 {
 	region *rg = &p->reg[r];
 	pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
+	uint32_t a4;
 
+	_Static_assert(SL_MTHP_MIN_ORDER == 2, "the test below takes the smallest order's 4 pages");
+	/* without swo every order's range holds the smallest order's: no order
+	 * can be taken unless pg's aligned 4 pages lie in the VMA and hold
+	 * entries consecutive with pg's */
+	if (!rg->swo && (!thp_vma_suitable_order(rg, pg, SL_MTHP_MIN_ORDER, &a4) ||
+			 !span_match4(rg, &sp, a4)))
+		return 0;
 	for (; k >= SL_MTHP_MIN_ORDER; k--) {
 		uint32_t nr = 1u << k, a;
 		if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
@@ -706,7 +714,7 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 
 /* One order-0 folio through shrink_folio_list(): a slot, or it stays
  * resident (activate_locked). */
-static void reclaim_order0(sl_proc *p, uint32_t id)
+static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uint32_t id)
 {
 	uint64_t off = proc_alloc(p, 0);
 	folio *f = &p->f[id];
