@@ -457,9 +457,10 @@ static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
  * below PMD whose aligned range of address lies in the VMA and can be
  * swapped in whole (offset and address agree modulo the size), and the
  * slots are freed at once. noncontig also takes a
- * range that was swapped out as one folio, its runs of slots freed in turn. */
-/* fault_swap()'s large orders, from k down (off: page pg's entry): returns
- * the page after the folio it mapped, or 0 when none could be taken. */
+ * range that was swapped out as one folio, its runs of slots freed in turn.
+ * fault_swap_large() is alloc_swap_folio()'s search of the large orders
+ * (6.18), from k down (off: page pg's entry): it returns the page after the
+ * folio it mapped, or 0 when none could be taken. */
 static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, uint32_t pg,
 							   uint64_t off, int k)
 {
@@ -496,6 +497,7 @@ static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, ui
 	return 0;
 }
 
+/* do_swap_page() - 6.18 (above): the common order-0 path inline. */
 static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
