@@ -64,6 +64,8 @@ typedef struct region {
 	uint8_t *data;     /* per page: content not all zero */
 	uint8_t *swo;      /* noncontig only: per page, order + 1 of the folio
 			      it was last swapped out with */
+	unsigned swapin_orders; /* the orders a large swap-in may take here (0:
+				   order 0 only: small swap-in, or no mTHP) */
 } region;
 
 struct sl_proc {
@@ -160,6 +162,8 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	p->nreg = nreg;
 	for (int r = 0; r < nreg; r++) {
 		p->reg[r].spec = reg[r];
+		if (swapin_mode == SL_SWAPIN_LARGE && !(reg[r].vmflags & SL_VMA_NOHUGEPAGE))
+			p->reg[r].swapin_orders = mthp_mask & SWAPIN_ORDERS;
 		p->reg[r].pte = calloc(reg[r].npages, sizeof(uint64_t));
 		p->reg[r].pmd = calloc((reg[r].pgoff + reg[r].npages) / PMD_PAGES + 1, 1);
 		p->reg[r].data = calloc(reg[r].npages, 1);
@@ -240,8 +244,10 @@ static int proc_alloc_pages(sl_proc *p, int order)
 }
 
 /* A new folio mapped at [head, head + 2^order) of region r. Every page of a
- * region has at most one folio, so ids never run out. */
-static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
+ * region has at most one folio, so ids never run out. Inline: most callers
+ * map order 0. */
+static inline __attribute__((always_inline)) uint32_t folio_map_new(sl_proc *p, int r,
+								    uint32_t head, int order)
 {
 	uint32_t id = p->nfree ? p->freeid[--p->nfree] : p->nf++;
 	uint32_t nr = 1u << order;
@@ -253,15 +259,16 @@ static uint32_t folio_map_new(sl_proc *p, int r, uint32_t head, int order)
 	SL_ASSERT((uint64_t)head + nr <= rg->spec.npages && id > 0 && !p->f[id].live);
 	p->f[id] = (folio){ .head = head, .mapped = nr, .region = (uint8_t)r,
 			    .order = (uint8_t)order, .live = 1 };
+	uint64_t *pte = rg->pte + head;
 	for (uint32_t j = 0; j < nr; j++)
-		rg->pte[head + j] = PTE_PRESENT | id;
+		pte[j] = PTE_PRESENT | id;
 	rg->pmd[pmd_index(rg, head)] = order == SL_PMD_ORDER ? PMD_HUGE : PMD_TABLE;
 	if (p->hk)
 		p->hk->mapped(p->hctx, p, id, order);
 	return id;
 }
 
-static void folio_release(sl_proc *p, uint32_t id)
+static inline void folio_release(sl_proc *p, uint32_t id)
 {
 	SL_ASSERT(id > 0 && p->f[id].live);
 	p->f[id].live = 0;
@@ -337,19 +344,34 @@ static inline int span_match(const region *rg, const pte_span *sp, uint32_t j)
 	return rg->pte[j] == (sp->pat | (sp->val + sp->step * ((uint64_t)j - sp->pg)));
 }
 
+/* Pages j .. j + 3 all match: one test for the four. */
+static inline int span_match4(const region *rg, const pte_span *sp, uint32_t j)
+{
+	const uint64_t *pte = rg->pte + j;
+	uint64_t want = sp->pat | (sp->val + sp->step * ((uint64_t)j - sp->pg));
+
+	return ((pte[0] ^ want) | (pte[1] ^ (want + sp->step)) | (pte[2] ^ (want + 2 * sp->step)) |
+		(pte[3] ^ (want + 3 * sp->step))) == 0;
+}
+
 /* Every page of [a, a + nr) (which holds sp->pg) matches. Always inlined:
  * each caller's constant pattern folds into its loops. */
 static inline __attribute__((always_inline)) int
 span_covers(const region *rg, pte_span *sp, uint32_t a, uint32_t nr)
 {
 	while (sp->lo > a && !sp->lo_end) {
-		if (span_match(rg, sp, sp->lo - 1))
+		/* four pages at a time while they all match, then one */
+		if (sp->lo >= a + 4 && span_match4(rg, sp, sp->lo - 4))
+			sp->lo -= 4;
+		else if (span_match(rg, sp, sp->lo - 1))
 			sp->lo--;
 		else
 			sp->lo_end = 1;
 	}
 	while (sp->hi < a + nr - 1 && !sp->hi_end) {
-		if (span_match(rg, sp, sp->hi + 1))
+		if (sp->hi + 4 <= a + nr - 1 && span_match4(rg, sp, sp->hi + 1))
+			sp->hi += 4;
+		else if (span_match(rg, sp, sp->hi + 1))
 			sp->hi++;
 		else
 			sp->hi_end = 1;
@@ -435,40 +457,66 @@ static void put_swap_ptes(sl_proc *p, const region *rg, uint32_t a, uint32_t nr)
  * below PMD whose aligned range of address lies in the VMA and can be
  * swapped in whole (offset and address agree modulo the size), and the
  * slots are freed at once. noncontig also takes a
- * range that was swapped out as one folio, its runs of slots freed in turn. */
-static uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
+ * range that was swapped out as one folio, its runs of slots freed in turn.
+ * fault_swap_large() is alloc_swap_folio()'s search of the large orders
+ * (6.18), from k down (off: page pg's entry): it returns the page after the
+ * folio it mapped, or 0 when none could be taken. */
+static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, uint32_t pg,
+							   uint64_t off, int k)
+{
+	region *rg = &p->reg[r];
+	pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
+	uint32_t a4;
+
+	_Static_assert(SL_MTHP_MIN_ORDER == 2, "the test below takes the smallest order's 4 pages");
+	/* without swo every order's range holds the smallest order's: no order
+	 * can be taken unless pg's aligned 4 pages lie in the VMA and hold
+	 * entries consecutive with pg's */
+	if (!rg->swo && (!thp_vma_suitable_order(rg, pg, SL_MTHP_MIN_ORDER, &a4) ||
+			 !span_match4(rg, &sp, a4)))
+		return 0;
+	for (; k >= SL_MTHP_MIN_ORDER; k--) {
+		uint32_t nr = 1u << k, a;
+		if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
+			continue;
+		uint64_t base = off - (pg - a);
+		if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
+		    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
+			folio_map_new(p, r, a, k);
+			sl_set_put(p->s, p->cpu, base, nr);
+			p->st.swpin[k]++;
+			return a + nr;
+		}
+		if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
+			put_swap_ptes(p, rg, a, nr);
+			folio_map_new(p, r, a, k);
+			p->st.swpin[k]++;
+			return a + nr;
+		}
+	}
+	return 0;
+}
+
+/* do_swap_page() - 6.18 (above): the common order-0 path inline. */
+static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
 {
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
 	SL_ASSERT(is_swap(rg->pte[pg]));
-	if (p->swapin_mode == SL_SWAPIN_LARGE && (p->mthp & SWAPIN_ORDERS) &&
-	    (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO) && !(rg->spec.vmflags & SL_VMA_NOHUGEPAGE)) {
-		pte_span sp = { .pg = pg, .lo = pg, .hi = pg, .pat = PTE_SWAP, .val = off, .step = 1 };
+	if (rg->swapin_orders) {
 		int k = SL_PMD_ORDER - 1;
 		/* without swo only an order whose low bits of offset and address
 		 * agree can succeed: start at the largest such order */
 		uint64_t x = off ^ (rg->spec.pgoff + pg);
 		if (!rg->swo && x && __builtin_ctzll(x) < k)
 			k = __builtin_ctzll(x);
-		for (; k >= SL_MTHP_MIN_ORDER; k--) {
-			uint32_t nr = 1u << k, a;
-			if (!(p->mthp & (1u << k)) || !thp_vma_suitable_order(rg, pg, k, &a))
-				continue;
-			uint64_t base = off - (pg - a);
-			if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
-			    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
-				folio_map_new(p, r, a, k);
-				sl_set_put(p->s, p->cpu, base, nr);
-				p->st.swpin[k]++;
-				return a + nr;
-			}
-			if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
-				put_swap_ptes(p, rg, a, nr);
-				folio_map_new(p, r, a, k);
-				p->st.swpin[k]++;
-				return a + nr;
-			}
+		/* an enabled order at or below k, from a synchronous-I/O device */
+		if ((rg->swapin_orders & ((2u << k) - 1)) &&
+		    (sl_set_dev(p->s, off)->flags & SL_DEV_SYNCIO)) {
+			uint32_t next = fault_swap_large(p, r, pg, off, k);
+			if (next)
+				return next;
 		}
 	}
 	proc_charge(p, 0);
@@ -624,11 +672,26 @@ void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
 				rg->pte[i++] = 0;
 			} else if (is_swap(pte)) {
 				uint64_t base = pte_val(pte), nr = 1;
-				while (i + nr < stop && rg->pte[i + nr] == (PTE_SWAP | (base + nr)))
-					nr++;
-				for (uint64_t j = 0; j < nr; j++) {
-					rg->pte[i + j] = 0;
-					rg->data[i + j] = 0;
+				uint64_t *pt = rg->pte + i;
+				uint8_t *dt = rg->data + i;
+				/* entries below 2^61: PTE_SWAP | (base + n) is pte + n */
+				if (i + 1 < stop && pt[1] == pte + 1) {
+					/* a run (a folio's): four at a time, then one */
+					nr = 2;
+					while (i + nr + 4 <= stop &&
+					       ((pt[nr] ^ (pte + nr)) | (pt[nr + 1] ^ (pte + nr + 1)) |
+						(pt[nr + 2] ^ (pte + nr + 2)) |
+						(pt[nr + 3] ^ (pte + nr + 3))) == 0)
+						nr += 4;
+					while (i + nr < stop && pt[nr] == pte + nr)
+						nr++;
+					for (uint64_t j = 0; j < nr; j++)
+						pt[j] = 0;
+					for (uint64_t j = 0; j < nr; j++)
+						dt[j] = 0;
+				} else {
+					pt[0] = 0;
+					dt[0] = 0;
 				}
 				sl_set_put(p->s, p->cpu, base, nr);
 				i += nr;
@@ -668,15 +731,24 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 
 /* One order-0 folio through shrink_folio_list(): a slot, or it stays
  * resident (activate_locked). */
-static void reclaim_order0(sl_proc *p, uint32_t id)
+static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uint32_t id)
 {
 	uint64_t off = proc_alloc(p, 0);
+	folio *f = &p->f[id];
+	region *rg = &p->reg[f->region];
 
-	p->f[id].queued = 0;
-	if (off)
-		swap_out(p, id, off, NULL, 1);
-	else
+	f->queued = 0;
+	if (!off) {
 		p->st.alloc_fail0++;
+	} else if (rg->swo) {
+		swap_out(p, id, off, NULL, 1);
+	} else {
+		/* swap_out() of one page */
+		SL_ASSERT(f->live && f->order == 0);
+		rg->pte[f->head] = PTE_SWAP | off;
+		p->st.swpout[0]++;
+		folio_release(p, id);
+	}
 }
 
 /* One page of a folio split by the fallback, in the order shrink_folio_list()
@@ -856,50 +928,85 @@ void sl_proc_layout(const sl_proc *p, uint64_t *out)
 #define FNV_PRIME UINT64_C(0x100000001b3)
 #define FNV_PRIME_POW7                                                                      \
 	(FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME)
+#define FNV_PRIME_POW8 (FNV_PRIME_POW7 * FNV_PRIME)
 
-/* Each FNV-1a step (h ^ b) * P equals h * P + ((l ^ b) - l) * P, l the low
- * byte of h, and the next low byte depends on l and b alone. So the eight
- * 0xff bytes of SL_NOT_SWAPPED take h to h * P^8 + fnv_ff[l]: a table over
- * the 256 low bytes, made once. */
+/*
+ * The layout hash in two chains. Write the FNV-1a state as h = g + l, l its
+ * low byte. A step (h ^ b) * P changes only the low byte before the
+ * multiply, so it equals g * P + step(l), and step(l) < 2^64 depends on l
+ * and b alone. Over the 8 bytes of an entry v:
+ *
+ *	fnv_entry(h, v) = g * P^8 + fnv_entry(l, v)
+ *
+ * and the next low byte is fnv_entry(l, v)'s. So the low bytes form a
+ * chain of their own (8 bits of state: a table lookup per entry), and the
+ * high part g' = g * P^8 + (fnv_entry(l, v) with its low byte cleared) is
+ * a multiply-add whose addend is known as soon as l is. The serial chain of
+ * the byte-wise definition (xor, multiply, xor, multiply for a 2-byte
+ * entry) becomes an xor and a load; the values are the same.
+ *
+ * fnv_lo16[u ^ l] is the low byte of fnv_entry(l, u) for an entry u below
+ * 2^16 (every slot of a device up to 256 MiB): u's high byte is that of
+ * u ^ l and its low byte is l ^ (u ^ l)'s. Its rows (high bytes) are filled
+ * once per process, as far as the devices need. fnv_ff[l] is
+ * fnv_entry(l, SL_NOT_SWAPPED), the eight 0xff bytes from the low byte l.
+ */
 static uint64_t fnv_ff[256];
-static pthread_once_t fnv_ff_once = PTHREAD_ONCE_INIT;
+static uint8_t fnv_lo16[1u << 16];
+static uint64_t fnv_k16[1u << 16];
+static _Atomic unsigned fnv_lo16_rows;
+static pthread_mutex_t fnv_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void fnv_ff_init(void)
+/* The byte-wise steps over the entry v from the state h. */
+static uint64_t fnv_bytes(uint64_t h, uint64_t v)
 {
-	for (unsigned l0 = 0; l0 < 256; l0++) {
-		uint64_t h = l0;
-		for (int b = 0; b < 8; b++)
-			h = (h ^ 0xff) * FNV_PRIME;
-		/* the steps from l0 alone, less l0's own multiple */
-		uint64_t p8 = 1;
-		for (int b = 0; b < 8; b++)
-			p8 *= FNV_PRIME;
-		fnv_ff[l0] = h - l0 * p8;
-	}
+	for (int b = 0; b < 8; b++)
+		h = (h ^ ((v >> (8 * b)) & 0xff)) * FNV_PRIME;
+	return h;
 }
 
-/* FNV-1a 64 over the 8 little-endian bytes of one layout entry. A zero byte
- * only multiplies by the prime ((h ^ 0) * P), so an entry whose top bytes are
- * zero (every swap offset below 2^48 on device 0) takes one xor-multiply per
- * significant byte and one multiply by the prime's power for the rest: the
- * same value as the byte loop, in fewer steps of the serial chain. */
-static inline uint64_t fnv_entry(uint64_t h, uint64_t v)
+/* Fills fnv_ff and the first `rows` rows of fnv_lo16; returns the entries
+ * below which fnv_lo16 holds (rows * 256). */
+static uint64_t fnv_tables(unsigned rows)
+{
+	unsigned have = atomic_load_explicit(&fnv_lo16_rows, memory_order_acquire);
+
+	if (have < rows) {
+		pthread_mutex_lock(&fnv_lock);
+		have = atomic_load_explicit(&fnv_lo16_rows, memory_order_relaxed);
+		if (!have)
+			for (unsigned l = 0; l < 256; l++)
+				fnv_ff[l] = fnv_bytes(l, SL_NOT_SWAPPED);
+		for (unsigned b = have; b < rows; b++)
+			for (unsigned x = 0; x < 256; x++) {
+				uint64_t e = ((x * FNV_PRIME) ^ b) * FNV_PRIME_POW7;
+				fnv_lo16[b << 8 | x] = (uint8_t)e;
+				fnv_k16[b << 8 | x] = (e & ~UINT64_C(0xff)) - x * FNV_PRIME_POW8;
+			}
+		if (rows > have)
+			atomic_store_explicit(&fnv_lo16_rows, rows, memory_order_release);
+		pthread_mutex_unlock(&fnv_lock);
+		have = rows > have ? rows : have;
+	}
+	return (uint64_t)have << 8;
+}
+
+/* fnv_entry(l, v) for an entry at or above fnv_lo16's rows (not SL_NOT_SWAPPED),
+ * l < 256: a zero
+ * byte only multiplies by the prime, so the entry's zero top bytes take one
+ * multiply by a power of it. */
+static uint64_t fnv_entry_low(unsigned l, uint64_t v)
 {
 	static const uint64_t pw[9] = {
 		UINT64_C(1), FNV_PRIME, FNV_PRIME * FNV_PRIME, FNV_PRIME * FNV_PRIME * FNV_PRIME,
 		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
 		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
 		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
-		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME,
-		FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME * FNV_PRIME *
-			FNV_PRIME,
+		FNV_PRIME_POW7, FNV_PRIME_POW8,
 	};
-
-	if (v < 0x10000)
-		return ((h ^ (v & 0xff)) * FNV_PRIME ^ (v >> 8)) * pw[7];
-	if (v == SL_NOT_SWAPPED)
-		return h * pw[8] + fnv_ff[h & 0xff];
+	uint64_t h = l;
 	int nb = 0;
+
 	for (uint64_t t = v; t; t >>= 8)
 		nb++;
 	for (int b = 0; b < nb; b++)
@@ -907,42 +1014,80 @@ static inline uint64_t fnv_entry(uint64_t h, uint64_t v)
 	return h * pw[8 - nb];
 }
 
-uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
+/* One entry through both chains: an entry below fnv_tables()' bound (a
+ * table row and a multiply-add: g | x is g + x, g's low byte being 0)... */
+static inline __attribute__((always_inline)) void fnv_step_table(uint64_t *g, unsigned *l,
+								 uint64_t v)
 {
-	uint64_t h = FNV_OFFSET;
-	pthread_once(&fnv_ff_once, fnv_ff_init);
-	for (uint64_t i = 0; i < n; i++)
-		h = fnv_entry(h, layout[i]);
-	return h;
+	uint64_t x = v ^ *l;
+
+	*g = (*g | (x & 0xff)) * FNV_PRIME_POW8 + fnv_k16[x];
+	*l = fnv_lo16[x];
 }
 
-uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out, uint64_t *swapped)
+/* ... and any other: SL_NOT_SWAPPED, or an entry at or above the bound. */
+static inline void fnv_step_other(uint64_t *g, unsigned *l, uint64_t v)
 {
-	uint64_t h = FNV_OFFSET, n = 0;
+	uint64_t e = v == SL_NOT_SWAPPED ? fnv_ff[*l] : fnv_entry_low(*l, v);
 
-	pthread_once(&fnv_ff_once, fnv_ff_init);
+	*l = (unsigned)(e & 0xff);
+	*g = *g * FNV_PRIME_POW8 + (e & ~UINT64_C(0xff));
+}
+
+uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n)
+{
+	uint64_t lim = fnv_tables(256), g = FNV_OFFSET & ~UINT64_C(0xff);
+	unsigned l = FNV_OFFSET & 0xff;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (layout[i] < lim)
+			fnv_step_table(&g, &l, layout[i]);
+		else
+			fnv_step_other(&g, &l, layout[i]);
+	}
+	return g + l;
+}
+
+/* sl_proc_layout_hash()'s loop, with or without the layout (`save`). */
+static inline __attribute__((always_inline)) uint64_t
+proc_layout_hash_m(const sl_proc *p, uint64_t *out, uint64_t *swapped, const int save)
+{
+	/* the rows device 0's offsets reach; other devices' entries are above
+	 * 2^48 */
+	uint64_t slots = (uint64_t)p->s->dev[0]->nr_clusters * SL_CLUSTER;
+	uint64_t lim = fnv_tables(slots >= (1u << 16) ? 256 : (unsigned)((slots + 255) >> 8));
+	uint64_t g = FNV_OFFSET & ~UINT64_C(0xff), other = 0, all = 0;
+	unsigned l = FNV_OFFSET & 0xff;
+
 	for (int r = 0; r < p->nreg; r++) {
 		const uint64_t *pte = p->reg[r].pte;
 		uint64_t np = p->reg[r].spec.npages;
 		for (uint64_t i = 0; i < np; i++) {
-			/* a swap PTE of an entry below 2^16 (every slot of a
-			 * device up to 256 MiB): fnv_entry()'s first case */
-			uint64_t u = pte[i] - PTE_SWAP;
-			if (u < 0x10000) {
-				out[i] = u;
-				n++;
-				h = ((h ^ (u & 0xff)) * FNV_PRIME ^ (u >> 8)) * (FNV_PRIME_POW7);
-				continue;
+			/* a swap PTE's entry, or (not a swap PTE) a value above lim */
+			uint64_t v = pte[i] - PTE_SWAP;
+			if (v < lim) {
+				fnv_step_table(&g, &l, v);
+			} else {
+				v = is_swap(pte[i]) ? pte_val(pte[i]) : SL_NOT_SWAPPED;
+				other += !is_swap(pte[i]);
+				fnv_step_other(&g, &l, v);
 			}
-			uint64_t v = is_swap(pte[i]) ? pte_val(pte[i]) : SL_NOT_SWAPPED;
-			n += is_swap(pte[i]);
-			out[i] = v;
-			h = fnv_entry(h, v);
+			if (save)
+				out[i] = v;
 		}
-		out += np;
+		all += np;
+		if (save)
+			out += np;
 	}
-	*swapped = n;
-	return h;
+	*swapped = all - other;
+	return g + l;
+}
+
+/* Out of line: the loop keeps its constants and both chains in registers. */
+__attribute__((noinline)) uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out,
+						       uint64_t *swapped)
+{
+	return out ? proc_layout_hash_m(p, out, swapped, 1) : proc_layout_hash_m(p, NULL, swapped, 0);
 }
 
 /* P1: every swap PTE holds one reference to its slot, and (exclusive) every

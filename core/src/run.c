@@ -16,6 +16,7 @@ typedef struct run_ctx {
 	sl_proc_stats base;        /* counters at the start of the iteration */
 	uint64_t fail0_base;
 	uint64_t *layout;
+	int keep_layout;           /* iter_end keeps each iteration's layout in it */
 	int it;
 	int done;                  /* iterations finished */
 	const sl_run_hooks *hooks;
@@ -48,7 +49,8 @@ static void iter_end(run_ctx *c)
 		ir->swpin[o] = st->swpin[o] - c->base.swpin[o];
 	}
 	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;
-	ir->layout_hash = sl_proc_layout_hash(c->p, c->layout, &ir->swapped_pages);
+	ir->layout_hash = sl_proc_layout_hash(c->p, c->keep_layout ? c->layout : NULL,
+					      &ir->swapped_pages);
 	ir->inuse_pages = sl_set_inuse(c->s);
 	for (int t = 0; t < c->s->nr; t++)
 		ir->dev_inuse[t] = c->s->dev[t]->inuse_pages;
@@ -176,6 +178,11 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (hooks && hooks->stop)
 		sli_tl_stop = hooks->stop;
+	/* a stop flag can end the run inside an iteration, whose layout is then
+	 * the last finished one's: kept at every iteration's end. Without one
+	 * the run ends only at an iteration's end (a hook's verdict), where
+	 * the layout is still that iteration's. */
+	c.keep_layout = sli_tl_stop != NULL;
 	played = sl_wl_play(p, run_op, &c);
 	sli_tl_stop = outer_stop;
 	if (played < 0)
@@ -184,9 +191,9 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	if (played == SL_RUN_STOPPED) {
 		/* the finished iterations, and the layout after the last of them
-		 * (iter_end left it in c.layout) */
+		 * (iter_end kept it in c.layout, or nothing has changed since) */
 		res->iterations = c.done;
-		if (!c.done)
+		if (!c.done || !c.keep_layout)
 			sl_proc_layout(c.p, c.layout);
 	} else {
 		sl_proc_layout(c.p, c.layout);

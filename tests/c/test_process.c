@@ -401,3 +401,42 @@ TEST(process_layout_hash_equals_bytewise_fnv1a)
 	for (uint64_t n = 0; n <= 600; n += (n < 20 ? 1 : 37))
 		CHECK_EQ(sl_layout_hash(v, n), fnv1a_bytes(v, n));
 }
+
+TEST(process_layout_hash_equals_bytewise_fnv1a_on_every_device_size)
+{
+	/* a small device first (a few table rows), then entries past 2^16
+	 * (the rows all filled, the entries above them); with and without
+	 * the layout kept */
+	const uint64_t slots[2] = { 4096, 81920 };
+	const uint64_t pages[2] = { 3000, 72000 };
+	for (int k = 0; k < 2; k++) {
+		sl_device *d = t_device("linux-6.18", slots[k]);
+		sl_proc *p = proc(d, M(4) | M(2), pages[k], SL_VMA_HUGEPAGE);
+		uint64_t n = pages[k], swapped, swapped2, max = 0, unswapped = 0;
+		sl_proc_touch(p, 0, 0, n);
+		sl_proc_pageout(p, 0, 0, n);
+		sl_proc_touch(p, 0, 100, 40);
+		sl_proc_dontneed(p, 0, n - 300, 200);
+		uint64_t *l = calloc(n, sizeof(uint64_t)), *l2 = calloc(n, sizeof(uint64_t));
+		sl_proc_layout(p, l);
+		for (uint64_t i = 0; i < n; i++) {
+			if (l[i] == SL_NOT_SWAPPED)
+				unswapped++;
+			else if (l[i] > max)
+				max = l[i];
+		}
+		CHECK(k == 0 ? max < 4096 : max >= 65536);
+		CHECK(unswapped >= 240); /* the swap-ins and the dropped range */
+		uint64_t h = sl_proc_layout_hash(p, l2, &swapped);
+		CHECK_EQ(h, fnv1a_bytes(l, n));
+		CHECK_EQ(sl_layout_hash(l, n), h);
+		CHECK_EQ(memcmp(l, l2, n * sizeof(uint64_t)), 0);
+		CHECK_EQ(sl_proc_layout_hash(p, NULL, &swapped2), h);
+		CHECK_EQ(swapped, n - unswapped);
+		CHECK_EQ(swapped2, swapped);
+		free(l);
+		free(l2);
+		sl_proc_destroy(p);
+		sl_device_destroy(d);
+	}
+}
