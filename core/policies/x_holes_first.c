@@ -43,9 +43,11 @@ extern const sl_policy sl_policy_proposal_holes;
 /* Clusters of other orders the rung may scan, as proposal-holes. */
 #define HF_BUDGET 64u
 
-static int hf_applies(const sl_device *d, int order)
+/* 0 < order <= HF_MAX_ORDER on a block device (xp_other_orders_apply()
+ * for these orders, tested here first: order 0 goes straight on). */
+static inline int hf_applies(const sl_device *d, int order)
 {
-	return order <= HF_MAX_ORDER && xp_other_orders_apply(d, order);
+	return order > 0 && order <= HF_MAX_ORDER && (d->flags & SL_DEV_BLKDEV);
 }
 
 /* cluster_alloc_swap_entry() for 0 < order <= HF_MAX_ORDER on a block
