@@ -84,12 +84,13 @@ TEST(holes_first_order4_adopts_the_pmd_hole_and_keeps_the_free_clusters)
 	sl_device_destroy(d);
 }
 
-TEST(holes_first_order4_splits_a_free_cluster_when_no_hole_fits)
+/* A folio of `order` beside a PMD cluster with `hole` free slots at 544
+ * splits the first free cluster, as in 6.18; the PMD cluster keeps its
+ * order and list. */
+static void splits_the_free_cluster(uint32_t hole, int order)
 {
-	/* an 8-slot hole is no room for 64K: the PMD cluster goes back to
-	 * nonfull[9], the free cluster is split as in 6.18 */
-	sl_device *d = pmd_hole_and_free("proposal-holes-first", 8);
-	CHECK_EQ(sl_swap_alloc(d, 0, 4), 1024);
+	sl_device *d = pmd_hole_and_free("proposal-holes-first", hole);
+	CHECK_EQ(sl_swap_alloc(d, 0, order), 1024);
 	CHECK_EQ(d->ci[1].order, 9);
 	CHECK_LIST(d, NF(9), 1);
 	CHECK_LIST(d, SL_LIST_FREE, 3);
@@ -97,13 +98,16 @@ TEST(holes_first_order4_splits_a_free_cluster_when_no_hole_fits)
 	sl_device_destroy(d);
 }
 
+TEST(holes_first_order4_splits_a_free_cluster_when_no_hole_fits)
+{
+	/* an 8-slot hole is no room for 64K: the PMD cluster goes back to
+	 * nonfull[9] */
+	splits_the_free_cluster(8, 4);
+}
+
 TEST(holes_first_order5_still_takes_a_free_cluster_first)
 {
-	/* 128K is above the limit: proposal-holes' ladder, free before holes */
-	sl_device *d = pmd_hole_and_free("proposal-holes-first", 32);
-	CHECK_EQ(sl_swap_alloc(d, 0, 5), 1024);
-	CHECK_EQ(d->ci[1].order, 9);
-	CHECK_LIST(d, NF(9), 1);
-	CHECK_INVARIANTS(d);
-	sl_device_destroy(d);
+	/* 128K is above the limit: proposal-holes' ladder, free before holes,
+	 * though the 32-slot hole would fit */
+	splits_the_free_cluster(32, 5);
 }
