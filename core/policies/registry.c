@@ -18,6 +18,7 @@ extern const sl_policy sl_policy_proposal_reuse;
 extern const sl_policy sl_policy_proposal_reserve;
 extern const sl_policy sl_policy_proposal_retag;
 extern const sl_policy sl_policy_proposal_holes;
+extern const sl_policy sl_policy_proposal_holes_first;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_9,
@@ -33,6 +34,7 @@ const sl_policy *const sl_policies[] = {
 	&sl_policy_proposal_reserve,
 	&sl_policy_proposal_retag,
 	&sl_policy_proposal_holes,
+	&sl_policy_proposal_holes_first,
 	NULL,
 };
 

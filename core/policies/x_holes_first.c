@@ -1,0 +1,115 @@
+/*
+ * x_holes_first.c - policy "proposal-holes-first": proposal-holes, where a
+ * small mTHP folio takes an aligned hole before it splits a free cluster.
+ *
+ * linux-6.18's cluster_alloc_swap_entry() gives an mTHP folio with no room
+ * in nonfull_clusters[order] a whole free cluster, and looks at its own
+ * frag_clusters[order] (and, under proposal-holes, at other orders'
+ * aligned holes) only when the free list is empty. With several sizes
+ * enabled that spends the free clusters early on the small sizes, whose
+ * folios fit into holes other clusters already have; the larger sizes then
+ * find no free cluster and fall back. Here, for orders 1..HF_MAX_ORDER
+ * (16K-64K), the ladder splits a free cluster for the order only when no
+ * aligned hole of the folio's size is left within reach:
+ *
+ *   nonfull[order] -> frag[order] -> other orders' holes (proposal-holes'
+ *   rung: up to 64 clusters, adopting a smaller order's or a PMD cluster)
+ *   -> a free cluster -> the full-cluster reclaim of vm_swap_full()
+ *
+ * (a discarding device still takes a discarded free cluster first, as in
+ * 6.18). Orders above 64K, order 0 and the fast path are proposal-holes
+ * unchanged: the larger sizes keep the free clusters the small ones now
+ * leave them. docs/proposals/proposal-holes-first.md has the measurements
+ * that chose 64K as the limit (orders up to 32K only, or up to 128K, meet
+ * fewer of issue 11's targets).
+ *
+ * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes-first.md).
+ * In mm/swapfile.c terms: for 0 < order <= 4 on a block device,
+ * cluster_alloc_swap_entry() scans frag_clusters[order] and then the rung
+ * before free_clusters instead of after it; every step is 6.18's own
+ * (isolate_lock_cluster(), alloc_swap_scan_cluster(), the device lock for
+ * list moves only) or proposal-holes' bounded rung. Per-CPU cursors and
+ * swap_alloc_fast() are unchanged.
+ */
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
+#include "swaplab/x_proposal.h"
+
+extern const sl_policy sl_policy_proposal_holes;
+
+/* The largest order that looks for holes before a free cluster (4: 64K). */
+#define HF_MAX_ORDER 4
+/* Clusters of other orders the rung may scan, as proposal-holes. */
+#define HF_BUDGET 64u
+
+/* 0 < order <= HF_MAX_ORDER on a block device (xp_other_orders_apply()
+ * for these orders, tested here first: order 0 goes straight on). */
+static inline int hf_applies(const sl_device *d, int order)
+{
+	return order > 0 && order <= HF_MAX_ORDER && (d->flags & SL_DEV_BLKDEV);
+}
+
+/* cluster_alloc_swap_entry() for 0 < order <= HF_MAX_ORDER on a block
+ * device: 6.18's steps, frag[order] and the rung moved before the free
+ * list. */
+static uint64_t hf_ladder(sl_device *d, int cpu, int order)
+{
+	int discard = (d->flags & SL_DEV_DISCARD) != 0;
+	uint64_t found;
+
+	/* a rotational device's global cluster */
+	if (lr_ladder_head(d, order, 1, &found))
+		return found;
+	/* a discarding device prefers a free (already discarded) cluster */
+	if (discard && (found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0)))
+		return found;
+	if ((found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1)))
+		return found;
+	/* the holes: one fragmented cluster of this order, then other orders' */
+	if ((found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0)))
+		return found;
+	if ((found = xp_other_orders_bounded(d, cpu, order, 1, HF_BUDGET)))
+		return found;
+	/* no hole within reach: split a free cluster */
+	if (!discard && (found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0)))
+		return found;
+	if (sl_vm_swap_full(d))
+		lr_swap_reclaim_full_clusters(d);
+	return 0;
+}
+
+/* folio_alloc_swap() - 6.18 (one device). */
+static uint64_t hf_alloc(sl_device *d, int cpu, int order)
+{
+	if (hf_applies(d, order))
+		return lr_folio_alloc_swap(d, cpu, order, 1, hf_ladder);
+	return sl_policy_proposal_holes.alloc(d, cpu, order);
+}
+
+/* The halves swapset.c calls with several devices. */
+static uint64_t hf_alloc_fast(sl_device *d, int cpu, int order)
+{
+	return sl_policy_proposal_holes.alloc_fast(d, cpu, order);
+}
+
+static uint64_t hf_alloc_slow(sl_device *d, int cpu, int order)
+{
+	if (hf_applies(d, order))
+		return lr_swap_alloc_slow(d, cpu, order, hf_ladder);
+	return sl_policy_proposal_holes.alloc_slow(d, cpu, order);
+}
+
+const sl_policy sl_policy_proposal_holes_first = {
+	.name = "proposal-holes-first",
+	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster",
+	.kernel = "",
+	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,
+	.init = xp_init,
+	.alloc = hf_alloc,
+	.free = lr_free,
+	.tick = lr_swap_discard_work,
+	.alloc_fast = hf_alloc_fast,
+	.alloc_slow = hf_alloc_slow,
+	.sync_discard = xp_sync_discard,
+};

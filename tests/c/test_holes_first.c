@@ -1,0 +1,113 @@
+/*
+ * test_holes_first.c - proposal-holes-first (core/policies/x_holes_first.c):
+ * a 16K-64K folio with no room in nonfull[order] takes frag[order], then
+ * another order's aligned hole, before it splits a free cluster; larger
+ * orders take the free cluster first, as proposal-holes. Each case next to
+ * proposal-holes in the same state. Devices: 3.5 MiB = clusters 0..6,
+ * 2 MiB = 0..3.
+ */
+#include "t.h"
+
+#define NF(o) SL_LIST_NONFULL(o)
+#define FR(o) SL_LIST_FRAG(o)
+
+/* Cluster 0 full of order 0; order 4 fills clusters 1..4 and 8 folios of 5,
+ * which is on frag[4] (this CPU's cursor left it there); free = [6]. */
+static sl_device *frag4_and_one_free(const char *policy)
+{
+	sl_device *d = t_device(policy, 3584);
+
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 4, 136);
+	CHECK_LIST(d, FR(4), 5);
+	CHECK_LIST_EMPTY(d, NF(4));
+	CHECK_LIST(d, SL_LIST_FREE, 6);
+	return d;
+}
+
+TEST(holes_first_holes_splits_the_free_cluster_before_frag)
+{
+	/* another CPU (no cursor): nonfull[4] is empty, the free list next */
+	sl_device *d = frag4_and_one_free("proposal-holes");
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 3072);
+	CHECK_LIST_EMPTY(d, SL_LIST_FREE);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_takes_frag_before_the_free_cluster)
+{
+	sl_device *d = frag4_and_one_free("proposal-holes-first");
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 2688);
+	CHECK_LIST(d, SL_LIST_FREE, 6);
+	CHECK_LIST(d, FR(4), 5);
+	CHECK_EQ(*sli_cursor(d, 1, 4), 2704);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+/* Clusters 0..3: cluster 0 full of order 0, cluster 1 PMD with `hole`
+ * aligned slots freed at 544: nonfull[9] = [1], free = [2, 3]. */
+static sl_device *pmd_hole_and_free(const char *policy, uint32_t hole)
+{
+	sl_device *d = t_device(policy, 2048);
+
+	ALLOC_N(d, 0, 0, 511);
+	CHECK_EQ(sl_swap_alloc(d, 0, 9), 512);
+	sl_swap_put(d, 0, 544, hole);
+	CHECK_LIST(d, NF(9), 1);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	return d;
+}
+
+TEST(holes_first_holes_splits_a_free_cluster_beside_a_pmd_hole)
+{
+	sl_device *d = pmd_hole_and_free("proposal-holes", 16);
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 1024);
+	CHECK_LIST(d, SL_LIST_FREE, 3);
+	CHECK_EQ(d->ci[1].order, 9);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_adopts_the_pmd_hole_and_keeps_the_free_clusters)
+{
+	sl_device *d = pmd_hole_and_free("proposal-holes-first", 16);
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 544);
+	CHECK_EQ(d->ci[1].order, 4);
+	CHECK_LIST_EMPTY(d, NF(9));
+	CHECK_LIST(d, SL_LIST_FULL, 0, 1); /* the hole was the cluster's room */
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	/* the next 64K folio has no hole left: it splits a free cluster */
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 1024);
+	CHECK_LIST(d, SL_LIST_FREE, 3);
+	CHECK_EQ(d->st.alloc_fail[4], 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+/* A folio of `order` beside a PMD cluster with `hole` free slots at 544
+ * splits the first free cluster, as in 6.18; the PMD cluster keeps its
+ * order and list. */
+static void splits_the_free_cluster(uint32_t hole, int order)
+{
+	sl_device *d = pmd_hole_and_free("proposal-holes-first", hole);
+	CHECK_EQ(sl_swap_alloc(d, 0, order), 1024);
+	CHECK_EQ(d->ci[1].order, 9);
+	CHECK_LIST(d, NF(9), 1);
+	CHECK_LIST(d, SL_LIST_FREE, 3);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_splits_a_free_cluster_when_no_hole_fits)
+{
+	/* an 8-slot hole is no room for 64K: the PMD cluster goes back to
+	 * nonfull[9] */
+	splits_the_free_cluster(8, 4);
+}
+
+TEST(holes_first_order5_still_takes_a_free_cluster_first)
+{
+	/* 128K is above the limit: proposal-holes' ladder, free before holes,
+	 * though the 32-slot hole would fit */
+	splits_the_free_cluster(32, 5);
+}
