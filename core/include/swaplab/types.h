@@ -148,6 +148,9 @@ typedef struct sl_device {
 				   slot, SL_SHADOW_TAIL on its other slots */
 	uint64_t nr_bad;          /* header, bad and padding slots */
 	struct sl_locks *lk;      /* concurrent mode (locks.h), else NULL */
+	/* sl_swap_put()'s build for the mode and the policy, picked once
+	 * (sli_device_pick_mode(), device.c) */
+	void (*put)(struct sl_device *d, int cpu, uint64_t off, uint64_t nr);
 	struct sl_swapset *set;   /* the swap devices it belongs to, or NULL */
 	int type;                 /* its index there (swp_type()); 0 alone */
 	struct sl_swap_slots *slots; /* order-0 slot caches (<= 6.14, swap_slots.h):
