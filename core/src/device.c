@@ -360,6 +360,7 @@ void sli_mark_discarding(sl_device *d, uint32_t c, int on)
 {
 	SL_ASSERT(c < d->nr_clusters && d->ci[c].count == 0);
 	memset(d->map + sli_cluster_offset(c), on ? SL_SLOT_BAD : SL_SLOT_FREE, SL_CLUSTER);
+	d->ci[c].free_from = 0; /* I8 */
 }
 
 static const struct { const char *name; unsigned flags; } kinds[] = {
