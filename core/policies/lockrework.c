@@ -26,8 +26,11 @@
  * swap_discard_work.
  * Contracts are asserted under SL_DEBUG (debug.h) where the kernel has
  * lockdep_assert_held() or VM_BUG_ON()/VM_WARN_ON().
- * The bodies are in lockrework_body.h, built once per mode; each function
- * here picks the build by the device's mode and runs it.
+ * The bodies are in lockrework_body.h, built once per mode. The policies
+ * call the build of their table's mode directly; the lr_* functions here,
+ * which pick the build by the device's mode at each call, are the
+ * interface for the tests and other callers outside the hot path, and the
+ * shared ops (tick, free) come in both builds.
  */
 
 #include "swaplab/lockrework_body.h"
@@ -150,16 +153,28 @@ uint64_t lr_global_cluster_alloc(sl_device *d, int order, int with_table)
 #undef M
 }
 
-/* swap_discard_work() - 6.14..6.18. */
-void lr_swap_discard_work(sl_device *d)
+/* swap_discard_work() - 6.14..6.18, in each mode. */
+void lr_swap_discard_work_det(sl_device *d)
 {
 	if (d->flags & SL_DEV_DISCARD)
-		lr_swap_do_scheduled_discard(d);
+		lrm_swap_do_scheduled_discard(d, 0);
 }
 
-/* The free op - 6.14..6.18: swap_entries_free() of the run. */
-void lr_free(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+void lr_swap_discard_work_conc(sl_device *d)
+{
+	if (d->flags & SL_DEV_DISCARD)
+		lrm_swap_do_scheduled_discard(d, 1);
+}
+
+/* The free op - 6.14..6.18: swap_entries_free() of the run, in each mode. */
+void lr_free_det(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	(void)cpu;
-	lr_swap_entries_free(d, off, nr);
+	lrm_swap_entries_free(d, off, nr, 0);
+}
+
+void lr_free_conc(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	(void)cpu;
+	lrm_swap_entries_free(d, off, nr, 1);
 }

@@ -83,23 +83,8 @@ LR_INLINE uint64_t cluster_alloc_swap_entry_m(sl_device *d, int cpu, int order, 
 	return lrm_steal_order0(d, cpu, conc);
 }
 
-/* The two builds, inlined where lrm_folio_alloc_swap() calls them. */
-LR_INLINE uint64_t cluster_alloc_swap_entry_det(sl_device *d, int cpu, int order)
-{
-	return cluster_alloc_swap_entry_m(d, cpu, order, 0);
-}
-
-LR_INLINE uint64_t cluster_alloc_swap_entry_conc(sl_device *d, int cpu, int order)
-{
-	return cluster_alloc_swap_entry_m(d, cpu, order, 1);
-}
-
-/* cluster_alloc_swap_entry() - 6.18, in the device's mode. */
-static uint64_t cluster_alloc_swap_entry(sl_device *d, int cpu, int order)
-{
-	return d->lk ? cluster_alloc_swap_entry_conc(d, cpu, order)
-		     : cluster_alloc_swap_entry_det(d, cpu, order);
-}
+/* Its two builds, inlined where lrm_folio_alloc_swap() calls them. */
+LR_BUILD_BOTH(cluster_alloc_swap_entry)
 
 /* folio_alloc_swap() - 6.18.4+: an order-0 failure discards the pending
  * clusters synchronously and tries again (swap_sync_discard(); 6.18.0-6.18.3
@@ -109,39 +94,48 @@ LR_INLINE uint64_t v6_18_alloc_m(sl_device *d, int cpu, int order, const int con
 	uint64_t off;
 
 	do {
-		off = lrm_folio_alloc_swap(d, cpu, order, 1,
-					   conc ? cluster_alloc_swap_entry_conc
-						: cluster_alloc_swap_entry_det, conc);
+		off = lrm_folio_alloc_swap(d, cpu, order, 1, LR_PICK(cluster_alloc_swap_entry, conc),
+					   conc);
 	} while (!off && order == 0 && (d->flags & SL_DEV_DISCARD) &&
 		 lrm_swap_do_scheduled_discard(d, conc));
 	return off;
 }
 
-static uint64_t v6_18_alloc(sl_device *d, int cpu, int order)
+static uint64_t v6_18_alloc_det(sl_device *d, int cpu, int order)
 {
-	if (d->lk)
-		return v6_18_alloc_m(d, cpu, order, 1);
 	/* order 0, the common case, built on its own: its scans are memchr() */
 	if (order == 0)
 		return v6_18_alloc_m(d, cpu, 0, 0);
 	return v6_18_alloc_m(d, cpu, order, 0);
 }
 
-/* The halves swapset.c calls with several devices - 6.18. */
-static uint64_t v6_18_alloc_fast(sl_device *d, int cpu, int order)
+static uint64_t v6_18_alloc_conc(sl_device *d, int cpu, int order)
 {
-	return lr_alloc_fast_dev(d, cpu, order, 1);
+	return v6_18_alloc_m(d, cpu, order, 1);
 }
 
-static uint64_t v6_18_alloc_slow(sl_device *d, int cpu, int order)
+/* The halves swapset.c calls with several devices - 6.18. */
+LR_INLINE uint64_t v6_18_alloc_fast_m(sl_device *d, int cpu, int order, const int conc)
 {
-	return lr_swap_alloc_slow(d, cpu, order, cluster_alloc_swap_entry);
+	return lrm_alloc_fast_dev(d, cpu, order, 1, conc);
 }
+LR_BUILD_BOTH(v6_18_alloc_fast)
+
+LR_INLINE uint64_t v6_18_alloc_slow_m(sl_device *d, int cpu, int order, const int conc)
+{
+	return lrm_swap_alloc_slow(d, cpu, order, LR_PICK(cluster_alloc_swap_entry, conc), conc);
+}
+LR_BUILD_BOTH(v6_18_alloc_slow)
 
 /* swap_sync_discard()'s step on one device - 6.18.4+. */
-static uint32_t v6_18_sync_discard(sl_device *d)
+static uint32_t v6_18_sync_discard_det(sl_device *d)
 {
-	return (d->flags & SL_DEV_DISCARD) ? lr_swap_do_scheduled_discard(d) : 0;
+	return (d->flags & SL_DEV_DISCARD) ? lrm_swap_do_scheduled_discard(d, 0) : 0;
+}
+
+static uint32_t v6_18_sync_discard_conc(sl_device *d)
+{
+	return (d->flags & SL_DEV_DISCARD) ? lrm_swap_do_scheduled_discard(d, 1) : 0;
 }
 
 /* setup_clusters() - 6.18: clusters holding bad slots (the header, the
@@ -154,18 +148,16 @@ static int v6_18_init(sl_device *d)
 	return 0;
 }
 
-const sl_policy sl_policy_v6_18 = {
-	.name = "linux-6.18",
-	.summary = "Linux 6.18: per-CPU cursor, nonfull before free, one frag cluster, order-0 steal",
-	.kernel = "6.18",
-	.props = SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE |
-		 SL_POL_SPLIT_DESCENDING | SL_POL_CONCURRENT |
-		 SL_POL_FREE_UNDER_CI_LOCK,
-	.init = v6_18_init,
-	.alloc = v6_18_alloc,
-	.free = lr_free,
-	.tick = lr_swap_discard_work,
-	.alloc_fast = v6_18_alloc_fast,
-	.alloc_slow = v6_18_alloc_slow,
-	.sync_discard = v6_18_sync_discard,
-};
+/* The table of mode m (lockrework.h). */
+#define V6_18_OPS(m)                                                                      \
+	.name = "linux-6.18",                                                             \
+	.summary = "Linux 6.18: per-CPU cursor, nonfull before free, one frag cluster, order-0 steal", \
+	.kernel = "6.18",                                                                 \
+	.props = SL_POL_ORDERED_CLUSTERS | SL_POL_SWAPIN_LARGE | SL_POL_SPLIT_ZEROPAGE |  \
+		 SL_POL_SPLIT_DESCENDING | SL_POL_CONCURRENT | SL_POL_FREE_UNDER_CI_LOCK, \
+	.init = v6_18_init, .alloc = v6_18_alloc_##m, LR_SHARED_OPS(m),                  \
+	.alloc_fast = v6_18_alloc_fast_##m, .alloc_slow = v6_18_alloc_slow_##m,            \
+	.sync_discard = v6_18_sync_discard_##m
+
+static const sl_policy v6_18_conc = { V6_18_OPS(conc) };
+const sl_policy sl_policy_v6_18 = { V6_18_OPS(det), .concurrent = &v6_18_conc };

@@ -29,9 +29,6 @@
  * discarding or a non-block device, orders 9 and above: linux-6.18
  * unchanged.
  */
-#include "swaplab/swaplab.h"
-#include "swaplab/cluster.h"
-#include "swaplab/lockrework.h"
 #include "swaplab/x_proposal.h"
 
 /* Clusters of other orders one failed mTHP allocation may scan (build
@@ -79,7 +76,7 @@ static uint64_t holes_start0(const sl_device *d, uint32_t c, uint64_t off)
 }
 
 /* swap_alloc_fast() for order 0 - 6.18 but for the starting slot. */
-static uint64_t holes_alloc_fast0(sl_device *d, int cpu)
+LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
 {
 	uint64_t off = *sli_cursor(d, cpu, 0);
 	uint32_t c;
@@ -87,32 +84,32 @@ static uint64_t holes_alloc_fast0(sl_device *d, int cpu)
 	if (!off)
 		return 0;
 	c = sli_cluster_of(off);
-	sl_ci_lock(d, c);
-	if (!lr_cluster_is_usable(&d->ci[c], 0, 1)) {
-		sl_ci_unlock(d, c);
+	sl_ci_lock_m(conc, d, c);
+	if (!lrm_cluster_is_usable(&d->ci[c], 0, 1)) {
+		sl_ci_unlock_m(conc, d, c);
 		return 0;
 	}
-	off = lr_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, off), 0);
+	off = lrm_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, off), 0, conc);
 	if (off)
-		sli_stats(d)->alloc_fast[0]++;
+		sli_stats_m(d, conc)->alloc_fast[0]++;
 	return off;
 }
 
 /* The order-0 steal of cluster_alloc_swap_entry() - 6.18's lists and order
  * (frag[o] then nonfull[o], o ascending, until one succeeds), each cluster
  * entered at holes_pick0()'s slot. */
-static uint64_t holes_steal0(sl_device *d, int cpu)
+LR_INLINE uint64_t holes_steal0(sl_device *d, int cpu, const int conc)
 {
 	for (int o = 1; o < SL_NR_ORDERS; o++) {
 		for (int pass = 0; pass < 2; pass++) {
 			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
 			uint32_t c;
 
-			while ((c = lr_isolate_lock_cluster(d, list)) != SL_NIL) {
-				uint64_t found = lr_alloc_swap_scan_cluster(d, cpu, c,
-					holes_start0(d, c, sli_cluster_offset(c)), 0);
+			while ((c = lrm_isolate_lock_cluster(d, list, conc)) != SL_NIL) {
+				uint64_t found = lrm_alloc_swap_scan_cluster(d, cpu, c,
+					holes_start0(d, c, sli_cluster_offset(c)), 0, conc);
 				if (found) {
-					sli_stats(d)->alloc_steal++;
+					sli_stats_m(d, conc)->alloc_steal++;
 					return found;
 				}
 			}
@@ -123,23 +120,24 @@ static uint64_t holes_steal0(sl_device *d, int cpu)
 
 /* cluster_alloc_swap_entry() for order 0 on a solid-state block device
  * without discard - 6.18's ladder with holes_steal0() as its last step. */
-static uint64_t holes_ladder0(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t holes_ladder0_m(sl_device *d, int cpu, int order, const int conc)
 {
 	uint64_t found;
 
 	SL_ASSERT(order == 0);
-	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(0), 0, 1);
+	found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(0), 0, 1, conc);
 	if (!found)
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, 0, 0);
+		found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, 0, 0, conc);
 	if (found)
 		return found;
 	if (sl_vm_swap_full(d))
-		lr_swap_reclaim_full_clusters(d);
-	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0);
+		lrm_swap_reclaim_full_clusters(d, conc);
+	found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0, conc);
 	if (found)
 		return found;
-	return holes_steal0(d, cpu);
+	return holes_steal0(d, cpu, conc);
 }
+LR_BUILD_BOTH(holes_ladder0)
 
 static int holes_order0(const sl_device *d, int order)
 {
@@ -148,51 +146,53 @@ static int holes_order0(const sl_device *d, int order)
 	return order == 0 && (d->flags & (need | SL_DEV_DISCARD)) == need;
 }
 
-static uint64_t holes_rung(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t holes_rung_m(sl_device *d, int cpu, int order, const int conc)
 {
-	return xp_other_orders_bounded(d, cpu, order, 1, HOLES_BUDGET);
+	return xp_other_orders(d, cpu, order, 1, HOLES_BUDGET, conc);
 }
+LR_BUILD_BOTH(holes_rung)
 
 /* folio_alloc_swap() - 6.18 (one device). */
-static uint64_t holes_alloc(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t holes_alloc_m(sl_device *d, int cpu, int order, const int conc)
 {
 	uint64_t off;
 
 	if (!holes_order0(d, order))
-		return xp_alloc_then(d, cpu, order, holes_rung);
-	sl_local_lock(d, cpu);
-	off = holes_alloc_fast0(d, cpu);
+		return xp_alloc_then(d, cpu, order, LR_PICK(holes_rung, conc), conc);
+	sl_local_lock_m(conc, d, cpu);
+	off = holes_alloc_fast0(d, cpu, conc);
 	if (off == 0)
-		off = lr_swap_alloc_slow(d, cpu, 0, holes_ladder0);
-	sl_local_unlock(d, cpu);
+		off = lrm_swap_alloc_slow(d, cpu, 0, LR_PICK(holes_ladder0, conc), conc);
+	sl_local_unlock_m(conc, d, cpu);
 	return off;
 }
+LR_BUILD_BOTH(holes_alloc)
 
 /* The halves swapset.c calls with several devices. */
-static uint64_t holes_alloc_fast(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t holes_alloc_fast_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (!holes_order0(d, order))
-		return xp_alloc_fast(d, cpu, order);
-	return holes_alloc_fast0(d, cpu);
+		return XP_V6_18(conc)->alloc_fast(d, cpu, order);
+	return holes_alloc_fast0(d, cpu, conc);
 }
+LR_BUILD_BOTH(holes_alloc_fast)
 
-static uint64_t holes_alloc_slow(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t holes_alloc_slow_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (!holes_order0(d, order))
-		return xp_alloc_slow_then(d, cpu, order, holes_rung);
-	return lr_swap_alloc_slow(d, cpu, 0, holes_ladder0);
+		return xp_alloc_slow_then(d, cpu, order, LR_PICK(holes_rung, conc), conc);
+	return lrm_swap_alloc_slow(d, cpu, 0, LR_PICK(holes_ladder0, conc), conc);
 }
+LR_BUILD_BOTH(holes_alloc_slow)
 
-const sl_policy sl_policy_proposal_holes = {
-	.name = "proposal-holes",
-	.summary = "proposal over 6.18: retag's rung over up to 64 clusters; order 0 fills broken blocks of other orders' clusters before whole aligned holes",
-	.kernel = "",
-	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,
-	.init = xp_init,
-	.alloc = holes_alloc,
-	.free = lr_free,
-	.tick = lr_swap_discard_work,
-	.alloc_fast = holes_alloc_fast,
-	.alloc_slow = holes_alloc_slow,
-	.sync_discard = xp_sync_discard,
-};
+/* The table of mode m (lockrework.h). */
+#define HOLES_OPS(m)                                                                      \
+	.name = "proposal-holes",                                                         \
+	.summary = "proposal over 6.18: retag's rung over up to 64 clusters; order 0 fills broken blocks of other orders' clusters before whole aligned holes", \
+	.kernel = "",                                                                     \
+	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,                               \
+	.alloc = holes_alloc_##m, .alloc_fast = holes_alloc_fast_##m,                     \
+	.alloc_slow = holes_alloc_slow_##m, XP_SHARED_OPS(m)
+
+static const sl_policy holes_conc = { HOLES_OPS(conc) };
+const sl_policy sl_policy_proposal_holes = { HOLES_OPS(det), .concurrent = &holes_conc };

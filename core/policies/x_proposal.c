@@ -6,9 +6,6 @@
  * the cluster becomes afterwards.
  */
 #include <string.h>
-#include "swaplab/swaplab.h"
-#include "swaplab/cluster.h"
-#include "swaplab/lockrework.h"
 #include "swaplab/x_proposal.h"
 
 /* The first aligned run of 2^order free slots in cluster c, or 0. */
@@ -26,7 +23,8 @@ static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order)
 }
 
 /* One isolated, locked cluster of another order, taken off `list`. */
-static uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int order, int retag)
+LR_INLINE uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int order, int retag,
+				const int conc)
 {
 	sl_cluster *ci = &d->ci[c];
 	uint64_t found = xp_find_hole(d, c, order);
@@ -39,16 +37,17 @@ static uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int or
 		 * alloc_swap_scan_cluster() allocates, relocates it to
 		 * frag[order] (or full) and leaves this CPU's cursor in it */
 		ci->order = (uint8_t)order;
-		return lr_alloc_swap_scan_cluster(d, cpu, c, found, order);
+		return lrm_alloc_swap_scan_cluster(d, cpu, c, found, order, conc);
 	}
 	if (found)
-		sli_alloc_range(d, found, order); /* cluster_alloc_range() */
+		sli_alloc_range_m(d, found, order, conc); /* cluster_alloc_range() */
 	/* the cluster keeps its order and goes back where it was */
 	if (ci->count == SL_CLUSTER)
-		lr_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL);
+		lrm_move_cluster(d, c, SL_LIST_FULL, SL_CF_FULL, conc);
 	else
-		lr_move_cluster(d, c, list, list == SL_LIST_FRAG(ci->order) ? SL_CF_FRAG : SL_CF_NONFULL);
-	sl_ci_unlock(d, c);
+		lrm_move_cluster(d, c, list, list == SL_LIST_FRAG(ci->order) ? SL_CF_FRAG : SL_CF_NONFULL,
+				 conc);
+	sl_ci_unlock_m(conc, d, c);
 	return found;
 }
 
@@ -66,29 +65,25 @@ static int xp_visit_order(int order, int i)
 	return i; /* order + 1 .. SL_PMD_ORDER - 1 */
 }
 
-uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag)
-{
-	return xp_other_orders_bounded(d, cpu, order, retag, XP_BUDGET);
-}
-
-uint64_t xp_other_orders_bounded(sl_device *d, int cpu, int order, int retag, uint32_t budget)
+LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, int retag, uint32_t budget,
+				     const int conc)
 {
 	uint32_t len[SL_NR_LISTS];
 
 	/* every list visited at most once per cluster it held at the start */
-	sl_dev_lock(d);
+	sl_dev_lock_m(conc, d);
 	memcpy(len, d->list_len, sizeof(len));
-	sl_dev_unlock(d);
+	sl_dev_unlock_m(conc, d);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < SL_PMD_ORDER; i++) {
 			int o = xp_visit_order(order, i);
 			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
 
 			for (uint32_t n = len[list]; n && budget; n--, budget--) {
-				uint32_t c = lr_isolate_lock_cluster(d, list);
+				uint32_t c = lrm_isolate_lock_cluster(d, list, conc);
 				if (c == SL_NIL)
 					break;
-				uint64_t found = xp_take_hole(d, cpu, c, list, order, retag);
+				uint64_t found = xp_take_hole(d, cpu, c, list, order, retag, conc);
 				if (found)
 					return found;
 			}
@@ -99,28 +94,14 @@ uint64_t xp_other_orders_bounded(sl_device *d, int cpu, int order, int retag, ui
 	return 0;
 }
 
+uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag, uint32_t budget, int conc)
+{
+	if (conc)
+		return xp_other_orders_m(d, cpu, order, retag, budget, 1);
+	return xp_other_orders_m(d, cpu, order, retag, budget, 0);
+}
+
 int xp_other_orders_apply(const sl_device *d, int order)
 {
 	return order > 0 && order < SL_PMD_ORDER && (d->flags & SL_DEV_BLKDEV);
-}
-
-uint64_t xp_alloc_then(sl_device *d, int cpu, int order, lr_ladder_fn rung)
-{
-	uint64_t off = sl_policy_v6_18.alloc(d, cpu, order);
-
-	if (!off && xp_other_orders_apply(d, order)) {
-		sl_local_lock(d, cpu);
-		off = lr_swap_alloc_slow(d, cpu, order, rung);
-		sl_local_unlock(d, cpu);
-	}
-	return off;
-}
-
-uint64_t xp_alloc_slow_then(sl_device *d, int cpu, int order, lr_ladder_fn rung)
-{
-	uint64_t off = sl_policy_v6_18.alloc_slow(d, cpu, order);
-
-	if (!off && xp_other_orders_apply(d, order))
-		off = lr_swap_alloc_slow(d, cpu, order, rung);
-	return off;
 }

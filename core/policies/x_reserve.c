@@ -18,9 +18,6 @@
  * Orders above 0, rotational and discarding devices: linux-6.18 unchanged.
  * Everything is linux-6.18 through lockrework.c and v6_18.c otherwise.
  */
-#include "swaplab/swaplab.h"
-#include "swaplab/cluster.h"
-#include "swaplab/lockrework.h"
 #include "swaplab/x_proposal.h"
 
 #define RESERVE_SHIFT 4
@@ -42,49 +39,50 @@ static int reserve_applies(const sl_device *d, int order)
 /* cluster_alloc_swap_entry() for order 0 - 6.18 above the reserve; at or
  * below it: nonfull[0], full-cluster reclaim, one frag[0] cluster, the
  * steal, and only then one (reserved) free cluster. */
-static uint64_t reserve_ladder0(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t reserve_ladder0_m(sl_device *d, int cpu, int order, const int conc)
 {
 	uint64_t found;
 
-	if (xp_list_len(d, SL_LIST_FREE) > reserve_clusters(d))
-		return sl_policy_v6_18.alloc_slow(d, cpu, order);
-	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(0), 0, 1);
+	if (xp_list_len(d, SL_LIST_FREE, conc) > reserve_clusters(d))
+		return XP_V6_18(conc)->alloc_slow(d, cpu, order);
+	found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(0), 0, 1, conc);
 	if (found)
 		return found;
 	if (sl_vm_swap_full(d))
-		lr_swap_reclaim_full_clusters(d);
-	found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0);
+		lrm_swap_reclaim_full_clusters(d, conc);
+	found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0, conc);
 	if (!found)
-		found = lr_steal_order0(d, cpu);
+		found = lrm_steal_order0(d, cpu, conc);
 	if (!found)
-		found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, 0, 0);
+		found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, 0, 0, conc);
 	return found;
 }
+LR_BUILD_BOTH(reserve_ladder0)
 
-static uint64_t reserve_alloc(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t reserve_alloc_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (!reserve_applies(d, order))
-		return sl_policy_v6_18.alloc(d, cpu, order);
-	return lr_folio_alloc_swap(d, cpu, order, 1, reserve_ladder0);
+		return XP_V6_18(conc)->alloc(d, cpu, order);
+	return lrm_folio_alloc_swap(d, cpu, order, 1, LR_PICK(reserve_ladder0, conc), conc);
 }
+LR_BUILD_BOTH(reserve_alloc)
 
-static uint64_t reserve_alloc_slow(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t reserve_alloc_slow_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (!reserve_applies(d, order))
-		return sl_policy_v6_18.alloc_slow(d, cpu, order);
-	return lr_swap_alloc_slow(d, cpu, order, reserve_ladder0);
+		return XP_V6_18(conc)->alloc_slow(d, cpu, order);
+	return lrm_swap_alloc_slow(d, cpu, order, LR_PICK(reserve_ladder0, conc), conc);
 }
+LR_BUILD_BOTH(reserve_alloc_slow)
 
-const sl_policy sl_policy_proposal_reserve = {
-	.name = "proposal-reserve",
-	.summary = "proposal over 6.18: order 0 takes one of the last free clusters (1/16 of the device) only after its steal failed",
-	.kernel = "",
-	.props = XP_PROPS_V6_18,
-	.init = xp_init,
-	.alloc = reserve_alloc,
-	.free = lr_free,
-	.tick = lr_swap_discard_work,
-	.alloc_fast = xp_alloc_fast,
-	.alloc_slow = reserve_alloc_slow,
-	.sync_discard = xp_sync_discard,
-};
+/* The table of mode m (lockrework.h). */
+#define RESERVE_OPS(m)                                                                    \
+	.name = "proposal-reserve",                                                       \
+	.summary = "proposal over 6.18: order 0 takes one of the last free clusters (1/16 of the device) only after its steal failed", \
+	.kernel = "",                                                                     \
+	.props = XP_PROPS_V6_18,                                                          \
+	.alloc = reserve_alloc_##m, .alloc_fast = xp_alloc_fast_##m,                      \
+	.alloc_slow = reserve_alloc_slow_##m, XP_SHARED_OPS(m)
+
+static const sl_policy reserve_conc = { RESERVE_OPS(conc) };
+const sl_policy sl_policy_proposal_reserve = { RESERVE_OPS(det), .concurrent = &reserve_conc };

@@ -21,31 +21,22 @@
  */
 #include "swaplab/x_proposal.h"
 
-static uint64_t retag_rung(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t retag_rung_m(sl_device *d, int cpu, int order, const int conc)
 {
-	return xp_other_orders(d, cpu, order, 1);
+	return xp_other_orders(d, cpu, order, 1, XP_BUDGET, conc);
 }
+XP_RUNG_OPS(retag)
 
-static uint64_t retag_alloc(sl_device *d, int cpu, int order)
-{
-	return xp_alloc_then(d, cpu, order, retag_rung);
-}
+/* The table of mode m (lockrework.h). */
+#define RETAG_OPS(m) \
+	.name = "proposal-retag", \
+	.summary = "proposal over 6.18: an mTHP folio with no cluster of its order takes an aligned hole elsewhere and adopts a smaller order's or a PMD cluster", \
+	.kernel = "", \
+	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS, \
+	.alloc = retag_alloc_##m, \
+	.alloc_fast = xp_alloc_fast_##m, \
+	.alloc_slow = retag_alloc_slow_##m, \
+	XP_SHARED_OPS(m)
 
-static uint64_t retag_alloc_slow(sl_device *d, int cpu, int order)
-{
-	return xp_alloc_slow_then(d, cpu, order, retag_rung);
-}
-
-const sl_policy sl_policy_proposal_retag = {
-	.name = "proposal-retag",
-	.summary = "proposal over 6.18: an mTHP folio with no cluster of its order takes an aligned hole elsewhere and adopts a smaller order's or a PMD cluster",
-	.kernel = "",
-	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,
-	.init = xp_init,
-	.alloc = retag_alloc,
-	.free = lr_free,
-	.tick = lr_swap_discard_work,
-	.alloc_fast = xp_alloc_fast,
-	.alloc_slow = retag_alloc_slow,
-	.sync_discard = xp_sync_discard,
-};
+static const sl_policy retag_conc = { RETAG_OPS(conc) };
+const sl_policy sl_policy_proposal_retag = { RETAG_OPS(det), .concurrent = &retag_conc };

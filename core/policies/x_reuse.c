@@ -23,31 +23,22 @@
  */
 #include "swaplab/x_proposal.h"
 
-static uint64_t reuse_rung(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t reuse_rung_m(sl_device *d, int cpu, int order, const int conc)
 {
-	return xp_other_orders(d, cpu, order, 0);
+	return xp_other_orders(d, cpu, order, 0, XP_BUDGET, conc);
 }
+XP_RUNG_OPS(reuse)
 
-static uint64_t reuse_alloc(sl_device *d, int cpu, int order)
-{
-	return xp_alloc_then(d, cpu, order, reuse_rung);
-}
+/* The table of mode m (lockrework.h). */
+#define REUSE_OPS(m) \
+	.name = "proposal-reuse", \
+	.summary = "proposal over 6.18: an mTHP folio with no cluster of its order takes an aligned hole in another order's cluster", \
+	.kernel = "", \
+	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS, \
+	.alloc = reuse_alloc_##m, \
+	.alloc_fast = xp_alloc_fast_##m, \
+	.alloc_slow = reuse_alloc_slow_##m, \
+	XP_SHARED_OPS(m)
 
-static uint64_t reuse_alloc_slow(sl_device *d, int cpu, int order)
-{
-	return xp_alloc_slow_then(d, cpu, order, reuse_rung);
-}
-
-const sl_policy sl_policy_proposal_reuse = {
-	.name = "proposal-reuse",
-	.summary = "proposal over 6.18: an mTHP folio with no cluster of its order takes an aligned hole in another order's cluster",
-	.kernel = "",
-	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,
-	.init = xp_init,
-	.alloc = reuse_alloc,
-	.free = lr_free,
-	.tick = lr_swap_discard_work,
-	.alloc_fast = xp_alloc_fast,
-	.alloc_slow = reuse_alloc_slow,
-	.sync_discard = xp_sync_discard,
-};
+static const sl_policy reuse_conc = { REUSE_OPS(conc) };
+const sl_policy sl_policy_proposal_reuse = { REUSE_OPS(det), .concurrent = &reuse_conc };

@@ -100,6 +100,12 @@ static int check_counts(const sl_device *d, char *msg, size_t len)
 			n += m[i] != 0;
 		}
 		const sl_cluster *ci = &d->ci[c];
+		if (ci->free_from > SL_CLUSTER)
+			FAIL("I8: cluster %u free_from %u is past its end", c, ci->free_from);
+		for (unsigned i = 0; i < ci->free_from; i++)
+			if (!m[i])
+				FAIL("I8: cluster %u slot %u is free below free_from %u", c, i,
+				     ci->free_from);
 		if (ci->count != n)
 			FAIL("I2: cluster %u count %u but %u slots are not free", c, ci->count, n);
 		if (ci->flags == SL_CF_FREE && (n || ci->order))

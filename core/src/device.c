@@ -75,6 +75,7 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 	}
 	d->nr_bad = 1 + (slots - max);
 	d->pages = max - 1;
+	sli_device_pick_mode(d);
 	if (pol->init && pol->init(d) != 0) {
 		snprintf(msg, len, "policy %s does not model this device kind (%s)", pol->name,
 			 sl_device_kind_name(flags));
@@ -176,31 +177,32 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 	return runs;
 }
 
-/* The policy's free of one run, with the cluster's lock held. 6.14+
- * policies free through lr_free(): called here directly, in this mode's
- * build. */
+/* The policy's free of one run, with the cluster's lock held. lr: a 6.14+
+ * policy, whose free (lr_free_det / lr_free_conc) runs here inline, in this
+ * mode's build. */
 static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cpu, uint64_t off,
-							    uint32_t nr, const int conc)
+							    uint32_t nr, const int conc,
+							    const int lr)
 {
-	if (d->pol->free == lr_free)
+	if (lr)
 		lrm_swap_entries_free(d, off, nr, conc);
 	else
 		d->pol->free(d, cpu, off, nr);
 }
 
-/* The frees of one cluster's chunk: under its lock (6.14+) or after.
- * Must be called with the cluster's lock held; drops it. */
+/* The frees of one cluster's chunk: under its lock (6.14+, always with lr)
+ * or after. Must be called with the cluster's lock held; drops it. */
 static inline __attribute__((always_inline)) void put_runs_m(sl_device *d, int cpu, uint32_t c,
 							     const uint64_t *runs, int n,
-							     const int conc)
+							     const int conc, const int lr)
 {
-	int under = (d->pol->props & SL_POL_FREE_UNDER_CI_LOCK) != 0;
+	int under = lr || (d->pol->props & SL_POL_FREE_UNDER_CI_LOCK);
 
 	sl_assert_ci_locked(d, c);
 	if (!under)
 		sl_ci_unlock_m(conc, d, c);
 	for (int i = 0; i < n; i++)
-		put_run_m(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1], conc);
+		put_run_m(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1], conc, lr);
 	if (under)
 		sl_ci_unlock_m(conc, d, c);
 }
@@ -226,7 +228,7 @@ static inline int all_count_one(const uint8_t *p, uint64_t n)
  * runs that reach zero freed as one range each. Must be called with the
  * cluster's lock held; drops it. */
 static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_t c, uint64_t off,
-						  uint64_t cend, const int conc)
+						  uint64_t cend, const int conc, const int lr)
 {
 	uint64_t runs[SL_CLUSTER]; /* (start, length) pairs: at most 256 runs */
 	int n = 0;
@@ -250,16 +252,17 @@ static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_
 			n++;
 		}
 	}
-	put_runs_m(d, cpu, c, runs, n, conc);
+	put_runs_m(d, cpu, c, runs, n, conc, lr);
 }
 
 /* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster
  * under the cluster lock; maximal runs that reach zero go to the policy's
  * free as one range each. The common case - every slot of a cluster's
  * chunk at count 1, so the chunk is one run - skips the slot-by-slot walk.
- * Built once per mode (locks.h). */
+ * Built once per mode (locks.h) and per kind of free (lr: lockrework's). */
 static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int cpu, uint64_t off,
-							     uint64_t nr, const int conc)
+							     uint64_t nr, const int conc,
+							     const int lr)
 {
 	uint64_t end = off + nr;
 
@@ -275,20 +278,51 @@ static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int c
 			sli_fill(d->map + off, SL_SLOT_CACHE, cend - off);
 			if (d->shadow)
 				memset(d->shadow + off, 0, cend - off);
-			put_runs_m(d, cpu, c, run, 1, conc);
+			put_runs_m(d, cpu, c, run, 1, conc, lr);
 		} else {
-			put_chunk_m(d, cpu, c, off, cend, conc);
+			put_chunk_m(d, cpu, c, off, cend, conc, lr);
 		}
 		off = cend;
 	}
 }
 
+static void swap_put_det(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+{
+	swap_put_m(d, cpu, off, nr, 0, 0);
+}
+
+static void swap_put_conc(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+{
+	swap_put_m(d, cpu, off, nr, 1, 0);
+}
+
+static void swap_put_lr_det(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+{
+	swap_put_m(d, cpu, off, nr, 0, 1);
+}
+
+static void swap_put_lr_conc(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+{
+	swap_put_m(d, cpu, off, nr, 1, 1);
+}
+
+void sli_device_pick_mode(sl_device *d)
+{
+	if (d->lk && d->pol->concurrent)
+		d->pol = d->pol->concurrent;
+	if (d->pol->free == lr_free_det)
+		d->put = swap_put_lr_det;
+	else if (d->pol->free == lr_free_conc)
+		d->put = swap_put_lr_conc;
+	else
+		d->put = d->lk ? swap_put_conc : swap_put_det;
+}
+
 void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)
 {
-#define M(conc) swap_put_m(d, cpu, off, nr, conc)
-	SL_BY_MODE(d, M);
-#undef M
+	d->put(d, cpu, off, nr);
 }
+
 void sli_alloc_range(sl_device *d, uint64_t off, int order)
 {
 	sli_alloc_range_m(d, off, order, d->lk != NULL);
@@ -326,6 +360,7 @@ void sli_mark_discarding(sl_device *d, uint32_t c, int on)
 {
 	SL_ASSERT(c < d->nr_clusters && d->ci[c].count == 0);
 	memset(d->map + sli_cluster_offset(c), on ? SL_SLOT_BAD : SL_SLOT_FREE, SL_CLUSTER);
+	d->ci[c].free_from = 0; /* I8 */
 }
 
 static const struct { const char *name; unsigned flags; } kinds[] = {

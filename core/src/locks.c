@@ -78,6 +78,7 @@ int sl_device_concurrent(sl_device *d)
 		return -1;
 	}
 	d->lk = lk;
+	sli_device_pick_mode(d); /* the policy's concurrent build, once */
 	if (d->slots)
 		d->slots->lock = lk->slots; /* lent to its slot caches */
 	return 0;

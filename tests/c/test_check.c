@@ -1,5 +1,5 @@
 /* test_check.c - the invariant checker (check.c) reports each broken
- * invariant by its tag: I3, the list lengths. */
+ * invariant by its tag: I3, the list lengths; I8, the free_from hint. */
 #include "t.h"
 #include "swaplab/locks.h"
 
@@ -61,4 +61,48 @@ TEST(check_i3_holds_for_baselines_with_every_cluster_isolated)
 		CHECK_EQ(sl_device_check(d, msg, sizeof(msg)), 0);
 		sl_device_destroy(d);
 	}
+}
+
+/* free_from (I8): set to the end when the cluster moves to the full list,
+ * lowered by a release below it; a scan from the cluster's first slot
+ * starts there and finds what the kernel's scan from that slot finds. A
+ * hint above a free slot is reported. */
+TEST(check_i8_free_from_follows_allocations_and_releases)
+{
+	char msg[256];
+	sl_device *d = t_device("linux-6.18", 4096);
+
+	/* cluster 0, nonfull[0]'s head (6.18: before the free list), slot 0
+	 * the header: filled slot by slot from 1; free_from stays 0 until the
+	 * full cluster moves to the full list */
+	for (unsigned i = 1; i < SL_CLUSTER; i++) {
+		CHECK_EQ(sl_swap_alloc(d, 0, 0), i);
+		CHECK_EQ(d->ci[0].free_from, i + 1 < SL_CLUSTER ? 0 : SL_CLUSTER);
+	}
+	sl_swap_put(d, 0, 300, 1);
+	CHECK_EQ(d->ci[0].free_from, 300);
+	sl_swap_put(d, 0, 400, 1);
+	CHECK_EQ(d->ci[0].free_from, 300); /* only a lower bound */
+	sl_swap_put(d, 0, 7, 1);
+	CHECK_EQ(d->ci[0].free_from, 7);
+	CHECK_EQ(sli_find_free(d, 0, SL_CLUSTER), 7);
+	CHECK_EQ(sli_find_free(d, 1, SL_CLUSTER), 7);
+	CHECK_EQ(sl_device_check(d, msg, sizeof(msg)), 0);
+	/* nonfull[0]'s head again: its scan from the first slot takes 7,
+	 * then 300 and 400 */
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 7);
+	CHECK_EQ(d->ci[0].free_from, 7); /* a lower bound still */
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 300);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 400);
+	CHECK_EQ(d->ci[0].free_from, SL_CLUSTER); /* full */
+	sl_swap_put(d, 0, 9, 1);
+	d->ci[0].free_from = 10;
+	CHECK(sl_device_check(d, msg, sizeof(msg)) != 0);
+	CHECK(!strcmp(msg, "I8: cluster 0 slot 9 is free below free_from 10"));
+	d->ci[0].free_from = SL_CLUSTER + 1;
+	CHECK(sl_device_check(d, msg, sizeof(msg)) != 0);
+	CHECK(!strcmp(msg, "I8: cluster 0 free_from 513 is past its end"));
+	d->ci[0].free_from = 9;
+	CHECK_EQ(sl_device_check(d, msg, sizeof(msg)), 0);
+	sl_device_destroy(d);
 }

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include "t.h"
+#include "swaplab/locks.h"
 
 static sl_bench_threads_params params(const sl_policy *pol, int threads, uint64_t slots)
 {
@@ -33,6 +34,48 @@ TEST(concurrent_one_thread_equals_deterministic)
 		CHECK_EQ(a.locks[SL_LK_DEVICE].contended, 0);
 		CHECK_EQ(b.locks[SL_LK_CLUSTER].acquisitions, 0);
 	}
+}
+
+/* The 6.14+ policies are built once per mode: a new device runs the
+ * registered table, whose ops hold no lock call; sl_device_concurrent()
+ * gives it the policy's concurrent table, the same policy but for the
+ * builds of its ops. The <= 6.13 ones keep their one table. */
+TEST(concurrent_device_takes_the_concurrent_build)
+{
+	int built_twice = 0;
+
+	for (int i = 0; sl_policies[i]; i++) {
+		const sl_policy *p = sl_policies[i], *c = p->concurrent;
+		char msg[128];
+
+		if (!(p->props & SL_POL_CONCURRENT)) {
+			CHECK(!c);
+			continue;
+		}
+		if (c) {
+			CHECK(!strcmp(c->name, p->name) && c->props == p->props);
+			CHECK(c->init == p->init && !c->concurrent);
+			CHECK(c->alloc != p->alloc && c->free != p->free && c->tick != p->tick);
+			CHECK(c->alloc_fast != p->alloc_fast && c->alloc_slow != p->alloc_slow);
+			built_twice++;
+		}
+		sl_device *d = sl_device_create(4096, SL_DEV_ZRAM, 2, p, 0, msg, sizeof(msg));
+		CHECK(d && d->pol == p);
+		if (!d)
+			continue;
+		CHECK_EQ(sl_device_concurrent(d), 0);
+		CHECK(d->pol == (c ? c : p));
+		uint64_t off = sl_swap_alloc(d, 1, 0);
+		CHECK(off != 0);
+		sl_swap_put(d, 1, off, 1);
+		if (d->pol->drain)
+			d->pol->drain(d); /* <= 6.13: the slot caches */
+		CHECK(sl_device_check(d, msg, sizeof(msg)) == 0);
+		CHECK_EQ(d->inuse_pages, 0);
+		sl_device_destroy(d);
+	}
+	/* linux-6.15, linux-6.18 and the four proposals over 6.18 */
+	CHECK_EQ(built_twice, 6);
 }
 
 TEST(concurrent_stress_invariants_at_quiescent_points)

@@ -12,13 +12,13 @@ TEST(device_smaller_than_a_cluster_is_refused)
 
 TEST(device_one_tib_fits_in_300_mib)
 {
-	/* 2^28 slots: 1 byte a slot + 12 bytes a cluster */
+	/* 2^28 slots: 1 byte a slot + 16 bytes a cluster */
 	char msg[160];
 	sl_device *d = sl_device_create(UINT64_C(1) << 28, SL_DEV_ZRAM, 1,
 					sl_policy_find("linux-6.18"), 0, msg, sizeof(msg));
 	CHECK(d != NULL);
 	CHECK_EQ(d->nr_clusters, 524288);
-	CHECK_EQ(sizeof(sl_cluster), 12);
+	CHECK_EQ(sizeof(sl_cluster), 16);
 	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512);
 	sl_device_destroy(d);
 }

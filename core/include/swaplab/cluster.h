@@ -100,6 +100,8 @@ static inline __attribute__((always_inline)) void sli_cluster_move(sl_device *d,
 		sli_cluster_unlink(d, c);
 	sli_cluster_link_tail(d, c, list);
 	d->ci[c].flags = (uint8_t)flag;
+	if (flag == SL_CF_FULL)
+		d->ci[c].free_from = SL_CLUSTER; /* I8: no slot free (I5) */
 }
 
 /* move_cluster(): puts cluster c at the tail of `list` with `flag`, taking
@@ -207,6 +209,8 @@ static inline __attribute__((always_inline)) void sli_release_range_m(sl_device 
 	if (d->shadow)
 		memset(d->shadow + off, 0, nr);
 	ci->count = (uint16_t)(ci->count - nr);
+	if ((off & (SL_CLUSTER - 1)) < ci->free_from)
+		ci->free_from = (uint16_t)(off & (SL_CLUSTER - 1)); /* I8 */
 	sli_inuse_add_m(d, -(int64_t)nr, conc);
 	sli_stats_m(d, conc)->freed_slots += nr;
 }
@@ -250,13 +254,21 @@ static inline __attribute__((always_inline)) int sli_range_free(const sl_device 
 	return 1;
 }
 
-/* The first free slot in [from, to), or `to`. */
+/* The first free slot in [from, to), or `to`. A scan from a cluster's
+ * first slot starts at its free_from (I8: nothing below it is free). */
 static inline __attribute__((always_inline)) uint64_t sli_find_free(const sl_device *d, uint64_t from, uint64_t to)
 {
 	if (from >= to)
 		return to;
 	if (!d->map[from])
 		return from; /* the cursor's own slot: the common case */
+	if (!(from & (SL_CLUSTER - 1))) {
+		from += d->ci[sli_cluster_of(from)].free_from;
+		if (from >= to)
+			return to;
+		if (!d->map[from])
+			return from; /* one slot released since the cluster was full */
+	}
 	const uint8_t *p = memchr(d->map + from, 0, to - from);
 	return p ? (uint64_t)(p - d->map) : to;
 }

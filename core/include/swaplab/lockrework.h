@@ -106,12 +106,42 @@ static inline int lr_ladder_head(sl_device *d, int order, int with_table, uint64
 		*found = lr_global_cluster_alloc(d, order, with_table);
 	return *found != 0;
 }
+/* The ops below and the 6.14+ policies' own are built once per mode
+ * (lockrework_body.h): NAME_det holds no lock call and no test of the
+ * mode, NAME_conc takes the real locks. A policy's registered table holds
+ * the _det builds and names, in `concurrent`, the table of its _conc
+ * builds, which sl_device_concurrent() gives the device (policy.h). */
+
 /* swap_discard_work(): the discard worker, as a policy's tick (between
  * workload operations). Locks as lr_swap_do_scheduled_discard(). */
-void lr_swap_discard_work(sl_device *d);
+void lr_swap_discard_work_det(sl_device *d);
+void lr_swap_discard_work_conc(sl_device *d);
 /* The policy free op of 6.14+: swap_entries_free() of the run. Called with
- * ci locked (SL_POL_FREE_UNDER_CI_LOCK: sl_swap_put() holds it). */
-void lr_free(sl_device *d, int cpu, uint64_t off, uint32_t nr);
+ * ci locked (SL_POL_FREE_UNDER_CI_LOCK: sl_swap_put() holds it). The
+ * device's put recognises these two and inlines their body (device.c). */
+void lr_free_det(sl_device *d, int cpu, uint64_t off, uint32_t nr);
+void lr_free_conc(sl_device *d, int cpu, uint64_t off, uint32_t nr);
+/* The ops every 6.14+ table takes from here, in mode m (det or conc). */
+#define LR_SHARED_OPS(m) .free = lr_free_##m, .tick = lr_swap_discard_work_##m
+
+/* NAME_det and NAME_conc, the two builds of an op or a ladder of the shape
+ * (d, cpu, order) -> slot, from its body NAME_m(d, cpu, order, conc):
+ * inlined where called directly (a ladder, once lrm_folio_alloc_swap()
+ * is), out of line in the ops tables. */
+#define LR_BUILD_BOTH(name)                                                  \
+	static inline __attribute__((always_inline)) uint64_t                \
+	name##_det(sl_device *d, int cpu, int order)                         \
+	{                                                                    \
+		return name##_m(d, cpu, order, 0);                           \
+	}                                                                    \
+	static inline __attribute__((always_inline)) uint64_t                \
+	name##_conc(sl_device *d, int cpu, int order)                        \
+	{                                                                    \
+		return name##_m(d, cpu, order, 1);                           \
+	}
+/* The build of a ladder NAME_det / NAME_conc for the mode conc (a
+ * constant where a body is built once per mode). */
+#define LR_PICK(name, conc) ((conc) ? name##_conc : name##_det)
 /* swap_entries_free() (6.16+; swap_entry_range_free() in 6.14/6.15):
  * release a run inside one cluster, each slot's last reference dropped,
  * then free_cluster() or partial_free_cluster(). Must be called with ci

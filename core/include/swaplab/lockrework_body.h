@@ -4,9 +4,10 @@
  * mode (real cluster, device, local and global locks, this thread's
  * counters, atomic usage) and 0 in the deterministic one (none of it: no
  * lock call, no locked instruction, no test of d->lk). Callers pass a
- * compile-time constant, so each body is compiled twice and a policy picks
- * the build once per operation, at its entry (lockrework.c's lr_* and the
- * policies' alloc). Kernel functions modelled: as lockrework.c names them,
+ * compile-time constant, so each body is compiled twice: into a policy's
+ * two ops tables, of which the device takes one once (policy.h's
+ * `concurrent`), and into lockrework.c's lr_*, which pick the build at each
+ * call. Kernel functions modelled: as lockrework.c names them,
  * 6.14 - 6.18.
  *
  * For lockrework.c and the 6.14+ policy files only: the lr_* functions of

@@ -4,11 +4,13 @@
  *
  * A device runs deterministic and lock-free unless sl_device_concurrent()
  * gave it locks (d->lk); every lock call below is then a no-op, so the
- * deterministic results do not depend on this file. The 6.14+ hot path
- * (lockrework_body.h, device.c's put) goes further: it is built twice,
- * with the mode a compile-time constant (the _m forms below), and picks
- * the build once per operation, so the deterministic build holds no lock
- * call, no test of d->lk and no locked instruction.
+ * deterministic results do not depend on this file. The 6.14+ policies
+ * and device.c's put go further: they are built twice, with the mode a
+ * compile-time constant (the _m forms below), and the device takes the
+ * build of its mode once (sli_device_pick_mode(): the policy's table at
+ * creation, its concurrent table in sl_device_concurrent()), so the
+ * deterministic build holds no lock call, no test of d->lk and no locked
+ * instruction, and no operation tests the mode to pick one.
  *
  * Classes (the kernel's):
  *   DEVICE   si->lock. <= 6.13: held across a whole allocation (cluster
@@ -78,6 +80,11 @@ extern _Thread_local sl_dev_stats *sl_tl_devstats SL_TLS_IE;
  * per CPU at once. Returns 0 or -1 (out of memory). */
 int sl_device_concurrent(sl_device *d);
 
+/* Gives the device the builds of its mode (d->lk): the policy's
+ * concurrent table (policy.h) once it has locks, and the put path
+ * (device.c). At creation and in sl_device_concurrent(). */
+void sli_device_pick_mode(sl_device *d);
+
 /* The contended path: spins (test-and-test-and-set), counts the wait. */
 void sli_spin_lock_slow(sl_spinlock *l, sl_lockstat *s);
 int sli_spin_trylock(sl_spinlock *l, int cls);
@@ -108,8 +115,8 @@ static inline void sli_spin_unlock(sl_spinlock *l)
  * and no locked instruction. conc must equal (d->lk != NULL). */
 
 /* Both builds of a body M(conc): the deterministic one unless threads
- * share the device. The one test of the mode an operation makes, at its
- * entry. */
+ * share the device, picked at each call (lockrework.c's lr_* interface,
+ * for the tests and callers off the hot path). */
 #define SL_BY_MODE(d, M) ((d)->lk ? M(1) : M(0))
 
 /* The counters to bump: this thread's in concurrent runs. */

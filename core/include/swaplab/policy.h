@@ -107,6 +107,12 @@ typedef struct sl_policy {
 	 * cluster_info and so another allocator (scan_hdd.h); the device
 	 * takes this table at creation. */
 	const struct sl_policy *rotational;
+	/* The same policy built for the concurrent mode (6.14+, lockrework.h):
+	 * this table's ops are then the deterministic builds, with no lock
+	 * call and no test of the mode, and sl_device_concurrent() gives the
+	 * device this one instead. NULL: one build for both modes, whose lock
+	 * calls test d->lk (the <= 6.13 policies), or no concurrent mode. */
+	const struct sl_policy *concurrent;
 } sl_policy;
 
 /* The registry: every policy, in history order, NULL-terminated. */

@@ -39,6 +39,7 @@
  *       multiple of 2^k, lies inside one cluster, and - for policies that
  *       dedicate clusters to orders - lies in a cluster of order k, or k == 0.
  *   I7  no slot is owned by two live allocations.
+ *   I8  no slot of a cluster below its free_from is free.
  */
 #ifndef SWAPLAB_TYPES_H
 #define SWAPLAB_TYPES_H
@@ -96,12 +97,18 @@ enum {
 
 /* One cluster (struct swap_cluster_info) plus its list links. List heads are
  * extra entries of the same array, past the last cluster, so links are plain
- * indices. 12 bytes. */
+ * indices. 16 bytes: four to a cache line, none across two. */
 typedef struct sl_cluster {
 	uint16_t count;
 	uint8_t flags;
 	uint8_t order;
 	uint32_t prev, next;
+	/* The model's own, no kernel field: no slot of the cluster below this
+	 * offset in it is free (I8). A scan from the cluster's first slot -
+	 * the kernel's, over the used prefix - starts there instead
+	 * (sli_find_free()) and finds the same slot. Set to the end when the
+	 * cluster moves to the full list, lowered by a release below it. */
+	uint16_t free_from;
 } sl_cluster;
 
 /* Device properties (the kernel's si->flags that steer allocation). */
@@ -148,6 +155,9 @@ typedef struct sl_device {
 				   slot, SL_SHADOW_TAIL on its other slots */
 	uint64_t nr_bad;          /* header, bad and padding slots */
 	struct sl_locks *lk;      /* concurrent mode (locks.h), else NULL */
+	/* sl_swap_put()'s build for the mode and the policy, picked once
+	 * (sli_device_pick_mode(), device.c) */
+	void (*put)(struct sl_device *d, int cpu, uint64_t off, uint64_t nr);
 	struct sl_swapset *set;   /* the swap devices it belongs to, or NULL */
 	int type;                 /* its index there (swp_type()); 0 alone */
 	struct sl_swap_slots *slots; /* order-0 slot caches (<= 6.14, swap_slots.h):

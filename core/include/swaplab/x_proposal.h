@@ -10,9 +10,13 @@
 #include "swaplab.h"
 #include "cluster.h"
 #include "locks.h"
-#include "lockrework.h"
+#include "lockrework_body.h"
 
 extern const sl_policy sl_policy_v6_18;
+
+/* linux-6.18's table of the mode conc (its deterministic or its concurrent
+ * build, lockrework.h). */
+#define XP_V6_18(conc) ((conc) ? sl_policy_v6_18.concurrent : &sl_policy_v6_18)
 
 /* linux-6.18's props: a proposal that mixes orders in a cluster drops
  * SL_POL_ORDERED_CLUSTERS (invariant I6's order test). */
@@ -21,31 +25,44 @@ extern const sl_policy sl_policy_v6_18;
 
 /* A list's length, read under the device lock (the kernel would keep it
  * in the list's own counter, as it did for frag lists up to 6.17). */
-static inline uint32_t xp_list_len(sl_device *d, int list)
+LR_INLINE uint32_t xp_list_len(sl_device *d, int list, const int conc)
 {
 	uint32_t n;
 
-	sl_dev_lock(d);
+	sl_dev_lock_m(conc, d);
 	n = d->list_len[list];
-	sl_dev_unlock(d);
+	sl_dev_unlock_m(conc, d);
 	return n;
 }
 
-/* linux-6.18's ops, for the ops tables of the proposals. */
+/* linux-6.18's ops, for the ops tables of the proposals, in each mode. */
 static inline int xp_init(sl_device *d)
 {
 	return sl_policy_v6_18.init(d);
 }
 
-static inline uint64_t xp_alloc_fast(sl_device *d, int cpu, int order)
+static inline uint64_t xp_alloc_fast_det(sl_device *d, int cpu, int order)
 {
 	return sl_policy_v6_18.alloc_fast(d, cpu, order);
 }
 
-static inline uint32_t xp_sync_discard(sl_device *d)
+static inline uint64_t xp_alloc_fast_conc(sl_device *d, int cpu, int order)
+{
+	return sl_policy_v6_18.concurrent->alloc_fast(d, cpu, order);
+}
+
+static inline uint32_t xp_sync_discard_det(sl_device *d)
 {
 	return sl_policy_v6_18.sync_discard(d);
 }
+
+static inline uint32_t xp_sync_discard_conc(sl_device *d)
+{
+	return sl_policy_v6_18.concurrent->sync_discard(d);
+}
+
+/* The ops a proposal's table of mode m takes from linux-6.18 unchanged. */
+#define XP_SHARED_OPS(m) .init = xp_init, LR_SHARED_OPS(m), .sync_discard = xp_sync_discard_##m
 
 /* Clusters of other orders one failed mTHP allocation may scan (build
  * with -DXP_BUDGET=N to try another bound). */
@@ -55,23 +72,61 @@ static inline uint32_t xp_sync_discard(sl_device *d)
 
 /* The cross-order rung (x_proposal.c): over the frag lists, then the
  * nonfull lists, of every other order (smaller orders ascending, then PMD,
- * then the larger orders ascending), at most XP_BUDGET
+ * then the larger orders ascending), at most `budget` (XP_BUDGET)
  * clusters: isolate the head, look for an aligned hole of 2^order free
  * slots (steps of 2^order, as alloc_swap_scan_cluster()). Found: allocate;
  * with retag a smaller order's or a PMD cluster becomes this order's
  * (frag[order], this CPU's cursor in it), otherwise it keeps its order and
- * list. Not found: back to its list's tail. Returns the slot or 0. */
-uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag);
-/* The same with another bound than XP_BUDGET. */
-uint64_t xp_other_orders_bounded(sl_device *d, int cpu, int order, int retag, uint32_t budget);
+ * list. Not found: back to its list's tail. Returns the slot or 0. In the
+ * mode conc (the build of the caller's table). */
+uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag, uint32_t budget, int conc);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
+
 /* linux-6.18's folio_alloc_swap() (or, several devices, its
  * swap_alloc_slow() step), then - when it failed and the rung applies -
  * the rung under the same rules as the ladder (local lock, not on a full
  * device, the global cluster lock on a rotational one): as if the rung
- * ended cluster_alloc_swap_entry(). */
-uint64_t xp_alloc_then(sl_device *d, int cpu, int order, lr_ladder_fn rung);
-uint64_t xp_alloc_slow_then(sl_device *d, int cpu, int order, lr_ladder_fn rung);
+ * ended cluster_alloc_swap_entry(). Built for one mode; `rung` is of the
+ * same mode. */
+LR_INLINE uint64_t xp_alloc_then(sl_device *d, int cpu, int order, lr_ladder_fn rung,
+				 const int conc)
+{
+	uint64_t off = XP_V6_18(conc)->alloc(d, cpu, order);
+
+	if (!off && xp_other_orders_apply(d, order)) {
+		sl_local_lock_m(conc, d, cpu);
+		off = lrm_swap_alloc_slow(d, cpu, order, rung, conc);
+		sl_local_unlock_m(conc, d, cpu);
+	}
+	return off;
+}
+
+LR_INLINE uint64_t xp_alloc_slow_then(sl_device *d, int cpu, int order, lr_ladder_fn rung,
+				      const int conc)
+{
+	uint64_t off = XP_V6_18(conc)->alloc_slow(d, cpu, order);
+
+	if (!off && xp_other_orders_apply(d, order))
+		off = lrm_swap_alloc_slow(d, cpu, order, rung, conc);
+	return off;
+}
+
+/* A proposal whose change is the rung alone (reuse, retag): its alloc and
+ * alloc_slow ops of both modes, NAME_alloc_det ... NAME_alloc_slow_conc,
+ * from its rung NAME_rung_m(d, cpu, order, conc). */
+#define XP_RUNG_OPS(name)                                                                   \
+	LR_BUILD_BOTH(name##_rung)                                                          \
+	LR_INLINE uint64_t name##_alloc_m(sl_device *d, int cpu, int order, const int conc) \
+	{                                                                                   \
+		return xp_alloc_then(d, cpu, order, LR_PICK(name##_rung, conc), conc);      \
+	}                                                                                   \
+	LR_BUILD_BOTH(name##_alloc)                                                         \
+	LR_INLINE uint64_t name##_alloc_slow_m(sl_device *d, int cpu, int order,           \
+					       const int conc)                              \
+	{                                                                                   \
+		return xp_alloc_slow_then(d, cpu, order, LR_PICK(name##_rung, conc), conc); \
+	}                                                                                   \
+	LR_BUILD_BOTH(name##_alloc_slow)
 
 #endif
