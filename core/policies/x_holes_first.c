@@ -50,66 +50,71 @@ static inline int hf_applies(const sl_device *d, int order)
 	return order > 0 && order <= HF_MAX_ORDER && (d->flags & SL_DEV_BLKDEV);
 }
 
+/* proposal-holes' table of the mode conc. */
+#define HF_HOLES(conc) ((conc) ? sl_policy_proposal_holes.concurrent : &sl_policy_proposal_holes)
+
 /* cluster_alloc_swap_entry() for 0 < order <= HF_MAX_ORDER on a block
  * device: 6.18's steps, frag[order] and the rung moved before the free
- * list. */
-static uint64_t hf_ladder(sl_device *d, int cpu, int order)
+ * list. Built once per mode (lockrework.h). */
+LR_INLINE uint64_t hf_ladder_m(sl_device *d, int cpu, int order, const int conc)
 {
 	int discard = (d->flags & SL_DEV_DISCARD) != 0;
 	uint64_t found;
 
 	/* a rotational device's global cluster */
-	if (lr_ladder_head(d, order, 1, &found))
+	if (lrm_ladder_head(d, order, 1, &found, conc))
 		return found;
 	/* a discarding device prefers a free (already discarded) cluster */
-	if (discard && (found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0)))
+	if (discard && (found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0, conc)))
 		return found;
-	if ((found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1)))
+	if ((found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1, conc)))
 		return found;
 	/* the holes: one fragmented cluster of this order, then other orders' */
-	if ((found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0)))
+	if ((found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0, conc)))
 		return found;
-	if ((found = xp_other_orders_bounded(d, cpu, order, 1, HF_BUDGET)))
+	if ((found = xp_other_orders(d, cpu, order, 1, HF_BUDGET, conc)))
 		return found;
 	/* no hole within reach: split a free cluster */
-	if (!discard && (found = lr_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0)))
+	if (!discard && (found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0, conc)))
 		return found;
 	if (sl_vm_swap_full(d))
-		lr_swap_reclaim_full_clusters(d);
+		lrm_swap_reclaim_full_clusters(d, conc);
 	return 0;
 }
+LR_BUILD_BOTH(hf_ladder)
 
 /* folio_alloc_swap() - 6.18 (one device). */
-static uint64_t hf_alloc(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t hf_alloc_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (hf_applies(d, order))
-		return lr_folio_alloc_swap(d, cpu, order, 1, hf_ladder);
-	return sl_policy_proposal_holes.alloc(d, cpu, order);
+		return lrm_folio_alloc_swap(d, cpu, order, 1, LR_PICK(hf_ladder, conc), conc);
+	return HF_HOLES(conc)->alloc(d, cpu, order);
 }
+LR_BUILD_BOTH(hf_alloc)
 
 /* The halves swapset.c calls with several devices. */
-static uint64_t hf_alloc_fast(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t hf_alloc_fast_m(sl_device *d, int cpu, int order, const int conc)
 {
-	return sl_policy_proposal_holes.alloc_fast(d, cpu, order);
+	return HF_HOLES(conc)->alloc_fast(d, cpu, order);
 }
+LR_BUILD_BOTH(hf_alloc_fast)
 
-static uint64_t hf_alloc_slow(sl_device *d, int cpu, int order)
+LR_INLINE uint64_t hf_alloc_slow_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (hf_applies(d, order))
-		return lr_swap_alloc_slow(d, cpu, order, hf_ladder);
-	return sl_policy_proposal_holes.alloc_slow(d, cpu, order);
+		return lrm_swap_alloc_slow(d, cpu, order, LR_PICK(hf_ladder, conc), conc);
+	return HF_HOLES(conc)->alloc_slow(d, cpu, order);
 }
+LR_BUILD_BOTH(hf_alloc_slow)
 
-const sl_policy sl_policy_proposal_holes_first = {
-	.name = "proposal-holes-first",
-	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster",
-	.kernel = "",
-	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,
-	.init = xp_init,
-	.alloc = hf_alloc,
-	.free = lr_free,
-	.tick = lr_swap_discard_work,
-	.alloc_fast = hf_alloc_fast,
-	.alloc_slow = hf_alloc_slow,
-	.sync_discard = xp_sync_discard,
-};
+/* The table of mode m (lockrework.h). */
+#define HF_OPS(m)                                                                         \
+	.name = "proposal-holes-first",                                                   \
+	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster", \
+	.kernel = "",                                                                     \
+	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,                               \
+	.alloc = hf_alloc_##m, .alloc_fast = hf_alloc_fast_##m,                           \
+	.alloc_slow = hf_alloc_slow_##m, XP_SHARED_OPS(m)
+
+static const sl_policy hf_conc = { HF_OPS(conc) };
+const sl_policy sl_policy_proposal_holes_first = { HF_OPS(det), .concurrent = &hf_conc };
