@@ -770,6 +770,67 @@ static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
 	}
 }
 
+/* One page of the folio `id` in split_reclaim(): folio_split()'s step for
+ * it, then reclaim_split_page()'s. Returns 1 when the head page stays
+ * resident as the order-0 folio `id`. */
+static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, region *rg,
+								    uint32_t id, uint32_t pg,
+								    int is_head, int zp)
+{
+	if (rg->pte[pg] != (PTE_PRESENT | id)) {
+		reclaim_split_page(p, rg, pg); /* the split leaves it alone */
+		return 0;
+	}
+	if (!rg->data[pg] && zp) {
+		rg->pte[pg] = PTE_ZERO;
+		p->st.zero_remapped++;
+		reclaim_split_page(p, rg, pg);
+		return 0;
+	}
+	uint64_t off = proc_alloc(p, 0);
+	if (off) {
+		rg->pte[pg] = PTE_SWAP | off;
+		p->st.swpout[0]++;
+		return 0;
+	}
+	/* no slot: the page stays resident, an order-0 folio of its own */
+	p->st.alloc_fail0++;
+	if (!is_head) {
+		folio_map_new(p, p->f[id].region, pg, 0);
+		return 0;
+	}
+	p->f[id].order = 0;
+	p->f[id].mapped = 1;
+	p->f[id].queued = 0;
+	return 1;
+}
+
+/* reclaim_folio()'s fallback where no hook watches folios and PTEs hold
+ * contiguous entries: folio_split() and the reclaim of each page it leaves,
+ * page by page in reclaim's order. A page gets a folio of its own only when
+ * its slot allocation fails and it stays resident; folio ids are not
+ * observable without hooks, and the allocations, PTEs, PMD and counters are
+ * those of folio_split() followed by reclaim_split_page() on every page. */
+static void split_reclaim(sl_proc *p, region *rg, uint32_t id)
+{
+	folio f = p->f[id];
+	uint32_t nr = 1u << f.order;
+	int zp = gen_has(p, SL_POL_SPLIT_ZEROPAGE), kept;
+
+	if (f.order == SL_PMD_ORDER)
+		rg->pmd[pmd_index(rg, f.head)] = PMD_TABLE;
+	kept = split_reclaim_page(p, rg, id, f.head, 1, zp);
+	if (gen_has(p, SL_POL_SPLIT_DESCENDING)) {
+		for (uint32_t j = nr - 1; j >= 1; j--)
+			split_reclaim_page(p, rg, id, f.head + j, 0, zp);
+	} else {
+		for (uint32_t j = 1; j < nr; j++)
+			split_reclaim_page(p, rg, id, f.head + j, 0, zp);
+	}
+	if (!kept)
+		folio_release(p, id);
+}
+
 /* shrink_folio_list() - 6.18, for one folio taken off the list: allocate
  * swap for its order; a large folio that gets none is split to order 0
  * (swpout_fallback for its size), the head retried at order 0, then the
@@ -794,6 +855,10 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 	uint32_t head = f->head, nr = 1u << order;
 	region *rg = &p->reg[f->region];
 	p->st.swpout_fallback[order]++;
+	if (!p->hk && !rg->swo) {
+		split_reclaim(p, rg, id);
+		return;
+	}
 	folio_split(p, id);
 	reclaim_split_page(p, rg, head);
 	if (gen_has(p, SL_POL_SPLIT_DESCENDING)) {
