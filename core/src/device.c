@@ -267,6 +267,21 @@ static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int c
 	uint64_t end = off + nr;
 
 	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus && off > 0 && end <= d->max);
+	if (nr == 1) {
+		/* one slot (an order-0 swap-in): the loop below for one slot */
+		uint32_t c = sli_cluster_of(off);
+		sl_ci_lock_m(conc, d, c);
+		if (d->map[off] == 1) {
+			uint64_t run[2] = { off, 1 };
+			d->map[off] = SL_SLOT_CACHE;
+			if (d->shadow)
+				d->shadow[off] = 0;
+			put_runs_m(d, cpu, c, run, 1, conc, lr);
+		} else {
+			put_chunk_m(d, cpu, c, off, end, conc, lr);
+		}
+		return;
+	}
 	while (off < end) {
 		uint32_t c = sli_cluster_of(off);
 		uint64_t cend = sli_cluster_offset(c) + SL_CLUSTER;

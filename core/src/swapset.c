@@ -329,12 +329,12 @@ static int swap_sync_discard(sl_swapset *s)
 	return 0;
 }
 
-uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
+/* sl_set_alloc() with several devices: out of line, so that the one
+ * device's call below saves no registers for it. */
+static __attribute__((noinline)) uint64_t set_alloc_many(sl_swapset *s, int cpu, int order)
 {
 	uint64_t e = 0;
 
-	if (s->nr == 1)
-		return sl_swap_alloc(s->dev[0], cpu, order);
 	if (order < 0 || order >= SL_NR_ORDERS)
 		return 0;
 	if (s->pol->alloc_slow) {
@@ -357,6 +357,13 @@ uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
 	else
 		s->alloc_fail[order]++;
 	return e;
+}
+
+uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
+{
+	if (s->nr == 1)
+		return sl_swap_alloc(s->dev[0], cpu, order);
+	return set_alloc_many(s, cpu, order);
 }
 
 typedef struct pages_ctx {
