@@ -1046,7 +1046,7 @@ static uint64_t fnv_tables(unsigned rows)
 			for (unsigned x = 0; x < 256; x++) {
 				uint64_t e = ((x * FNV_PRIME) ^ b) * FNV_PRIME_POW7;
 				fnv_lo16[b << 8 | x] = (uint8_t)e;
-				fnv_k16[b << 8 | x] = (e & ~UINT64_C(0xff)) - x * FNV_PRIME_POW8;
+				fnv_k16[b << 8 | x] = e & ~UINT64_C(0xff);
 			}
 		if (rows > have)
 			atomic_store_explicit(&fnv_lo16_rows, rows, memory_order_release);
@@ -1080,13 +1080,13 @@ static uint64_t fnv_entry_low(unsigned l, uint64_t v)
 }
 
 /* One entry through both chains: an entry below fnv_tables()' bound (a
- * table row and a multiply-add: g | x is g + x, g's low byte being 0)... */
+ * table row and a multiply-add whose multiply waits for no load)... */
 static inline __attribute__((always_inline)) void fnv_step_table(uint64_t *g, unsigned *l,
 								 uint64_t v)
 {
 	uint64_t x = v ^ *l;
 
-	*g = (*g | (x & 0xff)) * FNV_PRIME_POW8 + fnv_k16[x];
+	*g = *g * FNV_PRIME_POW8 + fnv_k16[x];
 	*l = fnv_lo16[x];
 }
 
