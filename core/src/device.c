@@ -260,28 +260,13 @@ static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_
  * free as one range each. The common case - every slot of a cluster's
  * chunk at count 1, so the chunk is one run - skips the slot-by-slot walk.
  * Built once per mode (locks.h) and per kind of free (lr: lockrework's). */
-static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int cpu, uint64_t off,
-							     uint64_t nr, const int conc,
-							     const int lr)
+static inline __attribute__((always_inline)) void swap_put_range_m(sl_device *d, int cpu,
+								   uint64_t off, uint64_t nr,
+								   const int conc, const int lr)
 {
 	uint64_t end = off + nr;
 
 	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus && off > 0 && end <= d->max);
-	if (nr == 1) {
-		/* one slot (an order-0 swap-in): the loop below for one slot */
-		uint32_t c = sli_cluster_of(off);
-		sl_ci_lock_m(conc, d, c);
-		if (d->map[off] == 1) {
-			uint64_t run[2] = { off, 1 };
-			d->map[off] = SL_SLOT_CACHE;
-			if (d->shadow)
-				d->shadow[off] = 0;
-			put_runs_m(d, cpu, c, run, 1, conc, lr);
-		} else {
-			put_chunk_m(d, cpu, c, off, end, conc, lr);
-		}
-		return;
-	}
 	while (off < end) {
 		uint32_t c = sli_cluster_of(off);
 		uint64_t cend = sli_cluster_offset(c) + SL_CLUSTER;
@@ -301,25 +286,45 @@ static inline __attribute__((always_inline)) void swap_put_m(sl_device *d, int c
 	}
 }
 
-static void swap_put_det(sl_device *d, int cpu, uint64_t off, uint64_t nr)
+/* swap_put_range_m() for one slot (an order-0 swap-in, most puts). */
+static inline __attribute__((always_inline)) void swap_put_one_m(sl_device *d, int cpu,
+								 uint64_t off, const int conc,
+								 const int lr)
 {
-	swap_put_m(d, cpu, off, nr, 0, 0);
+	uint32_t c = sli_cluster_of(off);
+
+	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus && off > 0 && off < d->max);
+	sl_ci_lock_m(conc, d, c);
+	if (d->map[off] == 1) {
+		uint64_t run[2] = { off, 1 };
+		d->map[off] = SL_SLOT_CACHE;
+		if (d->shadow)
+			d->shadow[off] = 0;
+		put_runs_m(d, cpu, c, run, 1, conc, lr);
+	} else {
+		put_chunk_m(d, cpu, c, off, off + 1, conc, lr);
+	}
 }
 
-static void swap_put_conc(sl_device *d, int cpu, uint64_t off, uint64_t nr)
-{
-	swap_put_m(d, cpu, off, nr, 1, 0);
-}
-
-static void swap_put_lr_det(sl_device *d, int cpu, uint64_t off, uint64_t nr)
-{
-	swap_put_m(d, cpu, off, nr, 0, 1);
-}
-
-static void swap_put_lr_conc(sl_device *d, int cpu, uint64_t off, uint64_t nr)
-{
-	swap_put_m(d, cpu, off, nr, 1, 1);
-}
+/* The builds of a put: one slot inline, a range out of line (so that the
+ * one slot's path saves no registers for the range's loop). */
+#define SWAP_PUT_BUILD(name, conc, lr)                                                   \
+	static __attribute__((noinline)) void name##_range(sl_device *d, int cpu,       \
+							    uint64_t off, uint64_t nr)  \
+	{                                                                                 \
+		swap_put_range_m(d, cpu, off, nr, conc, lr);                              \
+	}                                                                                 \
+	static void name(sl_device *d, int cpu, uint64_t off, uint64_t nr)               \
+	{                                                                                 \
+		if (nr == 1)                                                              \
+			swap_put_one_m(d, cpu, off, conc, lr);                            \
+		else                                                                      \
+			name##_range(d, cpu, off, nr);                                    \
+	}
+SWAP_PUT_BUILD(swap_put_det, 0, 0)
+SWAP_PUT_BUILD(swap_put_conc, 1, 0)
+SWAP_PUT_BUILD(swap_put_lr_det, 0, 1)
+SWAP_PUT_BUILD(swap_put_lr_conc, 1, 1)
 
 void sli_device_pick_mode(sl_device *d)
 {
