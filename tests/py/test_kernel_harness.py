@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -76,6 +77,25 @@ def popen(args, env):
     return subprocess.Popen([sys.executable, "-m", "swaplab.cli", *args], cwd=ROOT, env=e,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
+
+
+@contextmanager
+def running(args, env):
+    """`swaplab ARGS` in the background; killed and reaped (its pipes read
+    and closed) if it is still running when the block ends."""
+    p = popen(args, env)
+    try:
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+
+
+def assert_interrupted(p, err, signo):
+    """The harness ended on signo with the machine restored."""
+    assert p.returncode == 128 + signo, err
+    assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
 
 
 def wait_for_state(env, proc, driver=False, timeout=30.0):
@@ -265,8 +285,7 @@ def test_signal_restores(env, machine, signo, when):
     """state: as soon as the state file exists (setup); driver: mid-run;
     group: mid-run to the whole process group, driver included (Ctrl-C)."""
     _no_other_swap()
-    p = popen(["kernel", "run", "thp-swap-v1", "--iterations", "100000", "-q"], env)
-    try:
+    with running(["kernel", "run", "thp-swap-v1", "--iterations", "100000", "-q"], env) as p:
         wait_for_state(env, p, driver=(when != "state"))
         if when != "state":
             time.sleep(0.2)            # well inside the run
@@ -275,12 +294,7 @@ def test_signal_restores(env, machine, signo, when):
         else:
             p.send_signal(signo)
         _, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()  # reads and closes the pipes
-    assert p.returncode == 128 + signo, err
-    assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
+    assert_interrupted(p, err, signo)
     assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
 
 
@@ -288,16 +302,11 @@ def kill9_mid_run(env, args, settle=0.2):
     """Starts `swaplab kernel run ARGS`, kill -9s it settle seconds into the
     driver's run; returns (state path, state). The driver dies with the
     harness (PDEATHSIG)."""
-    p = popen(["kernel", "run"] + args, env)
-    try:
+    with running(["kernel", "run"] + args, env) as p:
         path, st = wait_for_state(env, p, driver=True)
         time.sleep(settle)
         p.kill()
         p.communicate()  # reads and closes the pipes
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()  # reads and closes the pipes
     for _ in range(500):
         if not M.pid_alive(st["driver_pid"]):
             break

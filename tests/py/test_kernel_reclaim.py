@@ -13,7 +13,8 @@ import pytest
 
 from swaplab.kernel import machine as M
 from conftest import UNAVAILABLE
-from test_kernel_harness import env, kill9_mid_run, one_line, popen, wait_for_state, _no_other_swap  # noqa: F401
+from test_kernel_harness import assert_interrupted, env, kill9_mid_run, one_line, running  # noqa: F401
+from test_kernel_harness import wait_for_state, _no_other_swap  # noqa: F401
 from test_kernel_harness import machine, our_memcgs, snapshot  # noqa: F401
 
 
@@ -188,20 +189,14 @@ def test_usemem_swaps_out_and_the_slots_agree(cli, env, machine, tmp_path):
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
 def test_signal_removes_the_memcg(env, machine, signo):
     _no_other_swap()
-    p = popen(["kernel", "run", *LONG], env)
-    try:
+    with running(["kernel", "run", *LONG], env) as p:
         path, st = wait_for_state(env, p, driver=True)
         assert st["memcg"] and os.path.basename(st["memcg"]) in our_memcgs()
         time.sleep(0.5)
         assert M.memcg_pids(st["memcg"])        # the workload runs in it
         p.send_signal(signo)
         _, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()  # reads and closes the pipes
-    assert p.returncode == 128 + signo, err
-    assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
+    assert_interrupted(p, err, signo)
     assert not os.path.exists(path)
     assert our_memcgs() == []
 
