@@ -54,6 +54,7 @@ class ReclaimParams:
     stream: dict = field(default_factory=dict)
     cpu: int = 0                        # the first CPU: process slot k runs on cpu + k % nr_cpus
     phase_layouts: bool = False
+    window: int = 0                     # TOUCH / MUNMAP in flight at once (0: the driver's 2 per CPU)
     cost: dict = field(default_factory=dict)  # ns per event (sl_cost_model's fields)
 
     @property
@@ -73,7 +74,8 @@ class ReclaimParams:
         out = ["--workload", s["workload"]]
         for k, opt in _STREAM_OPTS:
             out += [opt, repr(s[k]) if isinstance(s[k], float) else str(s[k])]
-        return out + ["--first-cpu", str(self.cpu)]
+        out += ["--first-cpu", str(self.cpu)]
+        return out + (["--window", str(self.window)] if self.window else [])
 
 
 # sl_rwl_params fields and the driver's options for them (rstream.h): every
@@ -104,6 +106,9 @@ def build_parser():
                    help="write the recorded slot layouts: one little-endian uint64 per page")
     p.add_argument("--phase-layouts", action="store_true",
                    help="also record every process's slot layout at each phase marker")
+    p.add_argument("--window", default="0",
+                   help="operations (TOUCH, MUNMAP) in flight at once over all processes; 1 runs "
+                        "them one after another as the model does (default 0: 2 per CPU)")
     return p
 
 
@@ -134,6 +139,7 @@ def params_from_args(a, argv: list) -> ReclaimParams:
     p = ReclaimParams(workload=prm["workload"], preset=preset, stream=stream)
     p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
     p.phase_layouts = bool(a.phase_layouts)
+    p.window = parse_count(a.window, "--window", 0, 4096)
     cost = model.load_cost(a.cost)
     p.cost = dict(_core.cost_default(), **(cost or {}))
     return p
@@ -380,7 +386,7 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "workload": p.workload,
         "preset": p.preset,
         "params": params,
-        "harness": {"cpu": p.cpu, "phase_layouts": p.phase_layouts,
+        "harness": {"cpu": p.cpu, "phase_layouts": p.phase_layouts, "window": p.window or 2 * max(1, p.stream["nr_cpus"]),
                     "mthp_sizes": [M.size_label(kb) for kb in p.mthp_kb]},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(),
