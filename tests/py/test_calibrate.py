@@ -106,9 +106,13 @@ def test_agreement_summary_and_targets():
     assert A.verdict(A.summarize(pairs0))["swpout"] is False
 
 
-def test_agreement_refuses_an_unknown_mthp_setting(tmp_path, capsys):
+@pytest.mark.parametrize("args,msg", [
+    (["--mthp", "64K,32K"], "unknown --mthp setting '32K' (known: 4K, 64K, all)"),
+    (["--window", "-1"], "--window -1 is negative"),
+])
+def test_agreement_refuses_bad_options(tmp_path, capsys, args, msg):
     from swaplab.kernel import agree as A
     out = tmp_path / "a.json"
-    assert A.main(["--mthp", "64K,32K", "--json", str(out)]) == 2
-    assert capsys.readouterr().err == "agree: error: unknown --mthp setting '32K' (known: 4K, 64K, all)\n"
+    assert A.main([*args, "--json", str(out)]) == 2
+    assert capsys.readouterr().err == f"agree: error: {msg}\n"
     assert not out.exists()

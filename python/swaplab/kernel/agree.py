@@ -2,14 +2,16 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] --json PATH
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] [--window N] --json PATH
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
 run's code) and the kernel (the reclaim harness) with the same parameters,
 and reports per setting the means over the seeds: per-size swpout and
 swpin, fallback %, and the system time (the model's prediction with the
-calibrated costs against the kernel's measured system time). Needs what the
+calibrated costs against the kernel's measured system time). `--window 1`
+runs the kernel's processes one operation at a time, as the model executes
+the stream (kernel-findings F17). Needs what the
 harness needs (root, zram, a memory cgroup); changes nothing it does not
 restore.
 """
@@ -49,13 +51,14 @@ def cost_from_calibration(path: str) -> dict:
     return {k: v for k, v in cal["sl_cost_model"].items() if k in known and isinstance(v, (int, float))}
 
 
-def one(workload: str, opts: list, mthp: str, seed: int, cost: dict) -> tuple[dict, dict]:
+def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0) -> tuple[dict, dict]:
     argv = [workload, *opts, "--mthp", mthp, "--seed", str(seed), "--swap-size", "256M", "--cpus", "2", "-q"]
     a = model.build_parser().parse_args(argv)
     prm, preset = model.params_from_args(a)
     mres = model.run_reclaim(prm, "linux-6.18", 0, cost, preset)
-    ka = R.build_parser().parse_args(argv)
-    kp = R.params_from_args(ka, argv)
+    kargv = argv + (["--window", str(window)] if window else [])
+    ka = R.build_parser().parse_args(kargv)
+    kp = R.params_from_args(ka, kargv)
     kp.cost = dict(model._core.cost_default(), **cost)
     kres, _ = R.run_kernel(kp)
     return mres, kres
@@ -109,10 +112,13 @@ def main(argv=None) -> int:
     ap.add_argument("--mthp", default=",".join(label for label, _ in MTHP),
                     help="the mTHP settings to run, by label (default: all three)")
     ap.add_argument("--cost", default="docs/data/cost-calibration-6.18.json")
+    ap.add_argument("--window", default="0",
+                    help="the kernel driver's operations in flight (1: serial; default 0: 2 per CPU)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     try:
         seeds = parse_count(a.seeds, "--seeds", 1, 100)
+        window = parse_count(a.window, "--window", 0, 4096)
         wls = a.workloads.split(",")
         for w in wls:
             if w not in SIZES:
@@ -129,7 +135,7 @@ def main(argv=None) -> int:
                     pairs, failed = [], []
                     for seed in range(1, seeds + 1):
                         try:
-                            pairs.append(one(w, opts, mthp, seed, cost))
+                            pairs.append(one(w, opts, mthp, seed, cost, window))
                         except M.HarnessError as e:
                             # a kernel run that failed (an OOM kill): recorded, not averaged
                             failed.append({"seed": seed, "error": str(e)})
@@ -152,7 +158,8 @@ def main(argv=None) -> int:
     except R.Signalled as e:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
-    write_json(a.json, {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "rows": rows})
+    write_json(a.json, {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
+                        "rows": rows})
     return 0
 
 
