@@ -13,20 +13,26 @@
  * aligned hole of the folio's size is left within reach:
  *
  *   nonfull[order] -> frag[order] -> other orders' holes (proposal-holes'
- *   rung: up to 64 clusters, adopting a smaller order's or a PMD cluster)
- *   -> a free cluster -> the full-cluster reclaim of vm_swap_full()
+ *   rung: up to 64 clusters, adopting a smaller mTHP order's or a PMD
+ *   cluster, never an order-0 cluster) -> a free cluster -> the
+ *   full-cluster reclaim of vm_swap_full()
  *
  * (a discarding device still takes a discarded free cluster first, as in
- * 6.18). Orders above 64K, order 0 and the fast path are proposal-holes
- * unchanged: the larger sizes keep the free clusters the small ones now
- * leave them. docs/proposals/proposal-holes-first.md has the measurements
- * that chose 64K as the limit (orders up to 32K only, or up to 128K, meet
- * fewer of issue 11's targets).
+ * 6.18). A hole in an order-0 cluster is taken, but the cluster stays
+ * order 0's, on its list (revision 2): the first revision adopted it, and
+ * order 0, left without clusters of its own, then stole single slots from
+ * the mTHP clusters and broke the aligned holes the folios needed next (64K
+ * with {32K,64K,128K} enabled went from 2.1 to 8.5 % fallback, 64K alone
+ * from 0 to 1.2 %). Orders above 64K, order 0 and the fast path are
+ * proposal-holes unchanged: the larger sizes keep the free clusters the
+ * small ones now leave them. docs/proposals/proposal-holes-first.md has the
+ * measurements behind both choices (the 64K limit, the order-0 rule).
  *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes-first.md).
  * In mm/swapfile.c terms: for 0 < order <= 4 on a block device,
  * cluster_alloc_swap_entry() scans frag_clusters[order] and then the rung
- * before free_clusters instead of after it; every step is 6.18's own
+ * before free_clusters instead of after it, and the rung leaves ci->order
+ * of an order-0 cluster alone; every step is 6.18's own
  * (isolate_lock_cluster(), alloc_swap_scan_cluster(), the device lock for
  * list moves only) or proposal-holes' bounded rung. Per-CPU cursors and
  * swap_alloc_fast() are unchanged.
@@ -42,6 +48,9 @@ extern const sl_policy sl_policy_proposal_holes;
 #define HF_MAX_ORDER 4
 /* Clusters of other orders the rung may scan, as proposal-holes. */
 #define HF_BUDGET 64u
+/* The orders whose clusters the rung may adopt (bit o: order o): all but
+ * order 0 (xp_other_orders_adopt()). */
+#define HF_ADOPT (XP_ADOPT_ALL & ~1u)
 
 /* 0 < order <= HF_MAX_ORDER on a block device (xp_other_orders_apply()
  * for these orders, tested here first: order 0 goes straight on). */
@@ -69,10 +78,11 @@ LR_INLINE uint64_t hf_ladder_m(sl_device *d, int cpu, int order, const int conc)
 		return found;
 	if ((found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_NONFULL(order), order, 1, conc)))
 		return found;
-	/* the holes: one fragmented cluster of this order, then other orders' */
+	/* the holes: one fragmented cluster of this order, then other orders'
+	 * (an order-0 cluster lends its hole and stays order 0's) */
 	if ((found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0, conc)))
 		return found;
-	if ((found = xp_other_orders(d, cpu, order, 1, HF_BUDGET, conc)))
+	if ((found = xp_other_orders_adopt(d, cpu, order, HF_ADOPT, HF_BUDGET, conc)))
 		return found;
 	/* no hole within reach: split a free cluster */
 	if (!discard && (found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0, conc)))
@@ -110,7 +120,7 @@ LR_BUILD_BOTH(hf_alloc_slow)
 /* The table of mode m (lockrework.h). */
 #define HF_OPS(m)                                                                         \
 	.name = "proposal-holes-first",                                                   \
-	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster", \
+	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster; order-0 clusters keep their order", \
 	.kernel = "",                                                                     \
 	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,                               \
 	.alloc = hf_alloc_##m, .alloc_fast = hf_alloc_fast_##m,                           \

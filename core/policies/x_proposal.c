@@ -22,8 +22,9 @@ static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order)
 	return 0;
 }
 
-/* One isolated, locked cluster of another order, taken off `list`. */
-LR_INLINE uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int order, int retag,
+/* One isolated, locked cluster of another order, taken off `list`; it may
+ * be adopted when bit ci->order of `adopt` is set. */
+LR_INLINE uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int order, unsigned adopt,
 				const int conc)
 {
 	sl_cluster *ci = &d->ci[c];
@@ -32,7 +33,7 @@ LR_INLINE uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int
 	/* adopt only what its own order cannot use for itself: a smaller
 	 * order's cluster (an aligned hole of this size is room it has to
 	 * spare) or a PMD cluster (no PMD folio reads nonfull[9] or frag[9]) */
-	if (found && retag && (ci->order < order || ci->order == SL_PMD_ORDER)) {
+	if (found && ((adopt >> ci->order) & 1u) && (ci->order < order || ci->order == SL_PMD_ORDER)) {
 		/* adopt: the cluster becomes this order's, and
 		 * alloc_swap_scan_cluster() allocates, relocates it to
 		 * frag[order] (or full) and leaves this CPU's cursor in it */
@@ -65,7 +66,7 @@ static int xp_visit_order(int order, int i)
 	return i; /* order + 1 .. SL_PMD_ORDER - 1 */
 }
 
-LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, int retag, uint32_t budget,
+LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
 				     const int conc)
 {
 	uint32_t len[SL_NR_LISTS];
@@ -83,7 +84,7 @@ LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, int retag
 				uint32_t c = lrm_isolate_lock_cluster(d, list, conc);
 				if (c == SL_NIL)
 					break;
-				uint64_t found = xp_take_hole(d, cpu, c, list, order, retag, conc);
+				uint64_t found = xp_take_hole(d, cpu, c, list, order, adopt, conc);
 				if (found)
 					return found;
 			}
@@ -96,9 +97,15 @@ LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, int retag
 
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag, uint32_t budget, int conc)
 {
+	return xp_other_orders_adopt(d, cpu, order, retag ? XP_ADOPT_ALL : 0, budget, conc);
+}
+
+uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
+			       int conc)
+{
 	if (conc)
-		return xp_other_orders_m(d, cpu, order, retag, budget, 1);
-	return xp_other_orders_m(d, cpu, order, retag, budget, 0);
+		return xp_other_orders_m(d, cpu, order, adopt, budget, 1);
+	return xp_other_orders_m(d, cpu, order, adopt, budget, 0);
 }
 
 int xp_other_orders_apply(const sl_device *d, int order)

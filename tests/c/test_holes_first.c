@@ -1,8 +1,9 @@
 /*
  * test_holes_first.c - proposal-holes-first (core/policies/x_holes_first.c):
  * a 16K-64K folio with no room in nonfull[order] takes frag[order], then
- * another order's aligned hole, before it splits a free cluster; larger
- * orders take the free cluster first, as proposal-holes. Each case next to
+ * another order's aligned hole, before it splits a free cluster; a hole in
+ * an order-0 cluster is taken without adopting the cluster; larger orders
+ * take the free cluster first, as proposal-holes. Each case next to
  * proposal-holes in the same state. Devices: 3.5 MiB = clusters 0..6,
  * 2 MiB = 0..3.
  */
@@ -110,4 +111,57 @@ TEST(holes_first_order5_still_takes_a_free_cluster_first)
 	/* 128K is above the limit: proposal-holes' ladder, free before holes,
 	 * though the 32-slot hole would fit */
 	splits_the_free_cluster(32, 5);
+}
+
+/* Clusters 0..3: cluster 0 of order 0, full, then a 16-slot aligned hole
+ * freed at 32 (nonfull[0] = [0]); free = [1, 2, 3]. */
+static sl_device *order0_hole(const char *policy)
+{
+	sl_device *d = t_device(policy, 2048);
+
+	ALLOC_N(d, 0, 0, 511);
+	sl_swap_put(d, 0, 32, 16);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_LIST(d, SL_LIST_FREE, 1, 2, 3);
+	return d;
+}
+
+TEST(holes_first_holes_splits_a_free_cluster_beside_an_order0_hole)
+{
+	sl_device *d = order0_hole("proposal-holes");
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 512);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_takes_an_order0_hole_and_leaves_the_cluster_order0s)
+{
+	/* the hole before the free list, as with a PMD cluster, but the
+	 * cluster keeps its order (the first revision adopted it): it goes
+	 * back to order 0's lists, here full, and no cursor of order 4 is
+	 * left in it */
+	sl_device *d = order0_hole("proposal-holes-first");
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 32);
+	CHECK_EQ(d->ci[0].order, 0);
+	CHECK_LIST_EMPTY(d, NF(0));
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_LIST_EMPTY(d, FR(4));
+	CHECK_EQ(*sli_cursor(d, 1, 4), 0);
+	CHECK_LIST(d, SL_LIST_FREE, 1, 2, 3);
+	/* freed again, the hole is order 0's room: nonfull[0] */
+	sl_swap_put(d, 1, 32, 16);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order2_takes_an_order0_hole_and_leaves_the_cluster_order0s)
+{
+	sl_device *d = order0_hole("proposal-holes-first");
+	CHECK_EQ(sl_swap_alloc(d, 1, 2), 32);
+	CHECK_EQ(d->ci[0].order, 0);
+	CHECK_LIST(d, NF(0), 0); /* 12 slots left: back on nonfull[0] */
+	CHECK_LIST(d, SL_LIST_FREE, 1, 2, 3);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
 }

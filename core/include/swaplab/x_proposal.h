@@ -80,6 +80,12 @@ static inline uint32_t xp_sync_discard_conc(sl_device *d)
  * list. Not found: back to its list's tail. Returns the slot or 0. In the
  * mode conc (the build of the caller's table). */
 uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag, uint32_t budget, int conc);
+/* The same with retag per order: a cluster of order o may be adopted (if
+ * smaller than `order` or PMD) only when bit o of `adopt` is set
+ * (XP_ADOPT_ALL: retag; 0: none, as without retag). */
+#define XP_ADOPT_ALL (~0u)
+uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
+			       int conc);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
 
