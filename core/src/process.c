@@ -37,11 +37,13 @@
 #include <pthread.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/debug.h"
+#include "swaplab/rmap.h"
 
 #define PTE_SWAP (UINT64_C(1) << 63)
 #define PTE_PRESENT (UINT64_C(1) << 62)
 #define PTE_ZERO (UINT64_C(1) << 61)
 #define PTE_VAL_MASK ((UINT64_C(1) << 61) - 1)
+_Static_assert(PTE_VAL_MASK == SL_RMAP_ENTRY_MASK, "rmap.h reads the entry of a swap PTE");
 #define PMD_PAGES 512u
 /* the orders a large swap-in may take: mTHP sizes below PMD */
 #define SWAPIN_ORDERS (((1u << SL_PMD_ORDER) - 1) & ~((1u << SL_MTHP_MIN_ORDER) - 1))
@@ -89,6 +91,7 @@ struct sl_proc {
 	const sl_proc_hooks *hk;   /* reclaim (reclaim.c); NULL: none */
 	void *hctx;
 	uint8_t *young[SL_MAX_REGIONS]; /* with hooks: per page, the PTE's accessed bit */
+	uint8_t rmap;              /* a device keeps a slot -> PTE map (rmap.h) */
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
@@ -184,6 +187,8 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	if (!p->f || !p->freeid || !p->queue || (s->pol->alloc_pages && !p->pages))
 		goto fail;
 	p->nf = 1;
+	for (int t = 0; t < s->nr; t++)
+		p->rmap |= s->dev[t]->rmap != NULL;
 	return p;
 fail:
 	sl_proc_destroy(p);
@@ -195,6 +200,8 @@ void sl_proc_destroy(sl_proc *p)
 	if (!p)
 		return;
 	for (int r = 0; r < p->nreg; r++) {
+		if (p->rmap && p->reg[r].pte) /* exit: its swap PTEs go */
+			sl_rmap_forget_ptes(p->s, p->reg[r].pte, p->reg[r].spec.npages);
 		free(p->young[r]);
 		free(p->reg[r].pte);
 		free(p->reg[r].pmd);
@@ -278,9 +285,13 @@ static inline void folio_release(sl_proc *p, uint32_t id)
 }
 
 /* The memory cgroup's charge for a new folio of 2^order (reclaim.c's
- * try_charge_memcg()); always granted without hooks. */
+ * try_charge_memcg()); always granted without hooks. With a reverse map,
+ * no entry moves while it reclaims: a swap-in fault holds the entries it
+ * read before the charge (rmap.h). */
 static int proc_charge(sl_proc *p, int order)
 {
+	if (p->hk && p->rmap)
+		return sl_rmap_hold_moves(p->s, p->hk->charge, p->hctx, p, order);
 	return p->hk ? p->hk->charge(p->hctx, p, order) : 0;
 }
 
@@ -723,6 +734,8 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 		memset(rg->swo + f->head, f->order + 1, nr);
 		p->st.swpout_extra_runs[f->order] += runs - 1;
 	}
+	if (p->rmap)
+		sl_rmap_note_ptes(p->s, pte, nr);
 	if (f->order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f->head)] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
@@ -746,6 +759,8 @@ static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uin
 		/* swap_out() of one page */
 		SL_ASSERT(f->live && f->order == 0);
 		rg->pte[f->head] = PTE_SWAP | off;
+		if (p->rmap)
+			sl_rmap_note_ptes(p->s, &rg->pte[f->head], 1);
 		p->st.swpout[0]++;
 		folio_release(p, id);
 	}
@@ -790,6 +805,8 @@ static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, 
 	uint64_t off = proc_alloc(p, 0);
 	if (off) {
 		rg->pte[pg] = PTE_SWAP | off;
+		if (p->rmap)
+			sl_rmap_note_ptes(p->s, &rg->pte[pg], 1);
 		p->st.swpout[0]++;
 		return 0;
 	}
@@ -1184,6 +1201,13 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 				    off >= (uint64_t)set->dev[t]->nr_clusters * SL_CLUSTER ||
 				    refs[t][off]++ == 0xff) {
 					snprintf(msg, len, "P1: region %d page %llu has bad swap entry %llu", r,
+						 (unsigned long long)i, (unsigned long long)e);
+					rc = -1;
+					break;
+				}
+				if (set->dev[t]->rmap && sl_rmap_pte(set->dev[t], off) != &rg->pte[i]) {
+					snprintf(msg, len, "R2: region %d page %llu holds slot %llu, "
+						 "the reverse map does not name it", r,
 						 (unsigned long long)i, (unsigned long long)e);
 					rc = -1;
 					break;
