@@ -92,6 +92,9 @@ struct sl_proc {
 	void *hctx;
 	uint8_t *young[SL_MAX_REGIONS]; /* with hooks: per page, the PTE's accessed bit */
 	uint8_t rmap;              /* a device keeps a slot -> PTE map (rmap.h) */
+	const sl_proc_hooks *rmap_hk; /* with rmap: the caller's hooks, behind
+				      proc_rmap_hooks */
+	void *rmap_hctx;
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
@@ -284,14 +287,24 @@ static inline void folio_release(sl_proc *p, uint32_t id)
 		p->hk->freed(p->hctx, p, id);
 }
 
+/* A device keeps a reverse map (rmap.h): the swap PTEs of pages [s, e) of
+ * region r, written by the reclaim step that just ended, now hold their
+ * slots. Noted per step, not per folio, so that the swap-out paths stay as
+ * they are without a map; a folio written in the same step is not moved by
+ * it (a kernel's would still be in the swap cache). */
+static __attribute__((noinline, cold)) void proc_rmap_note(sl_proc *p, int r, uint64_t s, uint64_t e)
+{
+	uint64_t *pte = p->reg[r].pte;
+
+	for (uint64_t i = s; i < e; i++)
+		if (is_swap(pte[i]))
+			sl_rmap_note_ptes(p->s, &pte[i], 1);
+}
+
 /* The memory cgroup's charge for a new folio of 2^order (reclaim.c's
- * try_charge_memcg()); always granted without hooks. With a reverse map,
- * no entry moves while it reclaims: a swap-in fault holds the entries it
- * read before the charge (rmap.h). */
+ * try_charge_memcg()); always granted without hooks. */
 static int proc_charge(sl_proc *p, int order)
 {
-	if (p->hk && p->rmap)
-		return sl_rmap_hold_moves(p->s, p->hk->charge, p->hctx, p, order);
 	return p->hk ? p->hk->charge(p->hctx, p, order) : 0;
 }
 
@@ -601,6 +614,38 @@ void sl_proc_read(sl_proc *p, int r, uint64_t first, uint64_t n)
 	}
 }
 
+/* With a reverse map the caller's hooks run behind these: no entry moves
+ * while a charge reclaims, because a swap-in fault holds the entries it
+ * read before the charge (rmap.h, sl_rmap_hold_moves()). */
+static int rmap_hk_charge(void *ctx, sl_proc *p, int order)
+{
+	(void)ctx;
+	return sl_rmap_hold_moves(p->s, p->rmap_hk->charge, p->rmap_hctx, p, order);
+}
+
+static void rmap_hk_mapped(void *ctx, sl_proc *p, uint32_t id, int order)
+{
+	(void)ctx;
+	p->rmap_hk->mapped(p->rmap_hctx, p, id, order);
+}
+
+static void rmap_hk_freed(void *ctx, sl_proc *p, uint32_t id)
+{
+	(void)ctx;
+	p->rmap_hk->freed(p->rmap_hctx, p, id);
+}
+
+static void rmap_hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
+{
+	(void)ctx;
+	p->rmap_hk->split(p->rmap_hctx, p, v, start);
+}
+
+static const sl_proc_hooks proc_rmap_hooks = {
+	.charge = rmap_hk_charge, .mapped = rmap_hk_mapped, .freed = rmap_hk_freed,
+	.split = rmap_hk_split,
+};
+
 int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 {
 	for (int r = 0; r < p->nreg; r++)
@@ -608,6 +653,11 @@ int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 			return -1;
 	p->hk = hk;
 	p->hctx = ctx;
+	if (p->rmap && hk) {
+		p->rmap_hk = hk;
+		p->rmap_hctx = ctx;
+		p->hk = &proc_rmap_hooks;
+	}
 	return 0;
 }
 
@@ -734,8 +784,6 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 		memset(rg->swo + f->head, f->order + 1, nr);
 		p->st.swpout_extra_runs[f->order] += runs - 1;
 	}
-	if (p->rmap)
-		sl_rmap_note_ptes(p->s, pte, nr);
 	if (f->order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f->head)] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
@@ -759,8 +807,6 @@ static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uin
 		/* swap_out() of one page */
 		SL_ASSERT(f->live && f->order == 0);
 		rg->pte[f->head] = PTE_SWAP | off;
-		if (p->rmap)
-			sl_rmap_note_ptes(p->s, &rg->pte[f->head], 1);
 		p->st.swpout[0]++;
 		folio_release(p, id);
 	}
@@ -805,8 +851,6 @@ static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, 
 	uint64_t off = proc_alloc(p, 0);
 	if (off) {
 		rg->pte[pg] = PTE_SWAP | off;
-		if (p->rmap)
-			sl_rmap_note_ptes(p->s, &rg->pte[pg], 1);
 		p->st.swpout[0]++;
 		return 0;
 	}
@@ -892,11 +936,14 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
  * taken from that CPU's cursors. */
 void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu)
 {
-	int own = p->cpu;
+	int own = p->cpu, r = p->f[id].region;
+	uint64_t head = p->f[id].head, nr = UINT64_C(1) << p->f[id].order;
 
 	p->cpu = cpu;
 	reclaim_folio(p, id);
 	p->cpu = own;
+	if (p->rmap)
+		proc_rmap_note(p, r, head, head + nr);
 }
 
 static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
@@ -985,6 +1032,8 @@ void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
 		if (e > end)
 			e = end;
 		pageout_pmd(p, r, s, e);
+		if (p->rmap)
+			proc_rmap_note(p, r, s, e);
 		s = e;
 	}
 }
