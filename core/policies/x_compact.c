@@ -266,17 +266,18 @@ static uint64_t cp_alloc_slow_det(sl_device *d, int cpu, int order)
 	return off;
 }
 
-/* swap_entries_free() - 6.18, and the reverse map forgets the slots. */
+/* swap_entries_free() - 6.18 (the 6.14+ free every proposal shares), and
+ * the reverse map forgets the slots. */
 static void cp_free_det(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	sl_rmap_clear(d, off, nr);
-	CP_BASE(0)->free(d, cpu, off, nr);
+	lr_free_det(d, cpu, off, nr);
 }
 
 static void cp_free_conc(sl_device *d, int cpu, uint64_t off, uint32_t nr)
 {
 	sl_rmap_clear(d, off, nr);
-	CP_BASE(1)->free(d, cpu, off, nr);
+	lr_free_conc(d, cpu, off, nr);
 }
 
 static int cp_check(const sl_device *d, char *msg, size_t len)

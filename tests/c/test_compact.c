@@ -73,7 +73,7 @@ static void fixture_free(fixture *f)
 	free(f);
 }
 
-TEST(rmap_only_for_a_policy_that_asks)
+TEST(compact_rmap_only_for_a_policy_that_asks)
 {
 	sl_device *d = t_device("linux-6.18", NSLOTS);
 	sl_device *c = t_device("proposal-compact", NSLOTS);
@@ -167,7 +167,7 @@ TEST(compact_gives_up_when_no_slot_is_left_for_a_move)
 
 /* The process model keeps the map: swap-out sets it, a swap-in or
  * MADV_DONTNEED (the slot's put) clears it, exit clears what is left. */
-TEST(rmap_follows_the_process_ptes)
+TEST(compact_rmap_follows_the_process_ptes)
 {
 	sl_device *d = t_device("proposal-compact", NSLOTS);
 	sl_region_spec r = { .npages = 64 };

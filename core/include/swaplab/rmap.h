@@ -39,10 +39,12 @@ void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr);
  * are no longer held by them. */
 void sl_rmap_forget_ptes(const sl_swapset *s, uint64_t *pte, uint64_t n);
 
-/* Slots [off, off + nr) of d lost their last reference. */
+/* Slots [off, off + nr) of d lost their last reference (d has a map). */
 static inline void sl_rmap_clear(sl_device *d, uint64_t off, uint32_t nr)
 {
-	if (d->rmap)
+	if (nr == 1)
+		d->rmap[off] = NULL; /* the common case: one page's slot */
+	else
 		memset(d->rmap + off, 0, nr * sizeof(d->rmap[0]));
 }
 
