@@ -19,6 +19,7 @@ extern const sl_policy sl_policy_proposal_reserve;
 extern const sl_policy sl_policy_proposal_retag;
 extern const sl_policy sl_policy_proposal_holes;
 extern const sl_policy sl_policy_proposal_holes_first;
+extern const sl_policy sl_policy_proposal_compact;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_9,
@@ -35,6 +36,7 @@ const sl_policy *const sl_policies[] = {
 	&sl_policy_proposal_retag,
 	&sl_policy_proposal_holes,
 	&sl_policy_proposal_holes_first,
+	&sl_policy_proposal_compact,
 	NULL,
 };
 

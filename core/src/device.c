@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/rmap.h"
 #include "swaplab/cluster.h"
 #include "swaplab/locks.h"
 #include "swaplab/swap_slots.h"
@@ -56,6 +57,8 @@ sl_device *sl_device_create(uint64_t max, unsigned flags, int nr_cpus,
 		d->shadow = calloc(slots, 1);
 	if (!d->map || !d->ci || !d->cursor || (debug && !d->shadow))
 		goto oom;
+	if ((pol->props & SL_POL_RMAP) && sl_rmap_enable(d))
+		goto oom;
 #ifdef SL_DEBUG
 	if (sli_dbg_locks_init(d))
 		goto oom;
@@ -99,6 +102,7 @@ void sl_device_destroy(sl_device *d)
 	free(d->ci);
 	free(d->cursor);
 	free(d->shadow);
+	free(d->rmap);
 	if (d->lk) {
 		free(d->lk->ci);
 		free(d->lk->local);

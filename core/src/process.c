@@ -37,11 +37,13 @@
 #include <pthread.h>
 #include "swaplab/swaplab.h"
 #include "swaplab/debug.h"
+#include "swaplab/rmap.h"
 
 #define PTE_SWAP (UINT64_C(1) << 63)
 #define PTE_PRESENT (UINT64_C(1) << 62)
 #define PTE_ZERO (UINT64_C(1) << 61)
 #define PTE_VAL_MASK ((UINT64_C(1) << 61) - 1)
+_Static_assert(PTE_VAL_MASK == SL_RMAP_ENTRY_MASK, "rmap.h reads the entry of a swap PTE");
 #define PMD_PAGES 512u
 /* the orders a large swap-in may take: mTHP sizes below PMD */
 #define SWAPIN_ORDERS (((1u << SL_PMD_ORDER) - 1) & ~((1u << SL_MTHP_MIN_ORDER) - 1))
@@ -89,6 +91,10 @@ struct sl_proc {
 	const sl_proc_hooks *hk;   /* reclaim (reclaim.c); NULL: none */
 	void *hctx;
 	uint8_t *young[SL_MAX_REGIONS]; /* with hooks: per page, the PTE's accessed bit */
+	uint8_t rmap;              /* a device keeps a slot -> PTE map (rmap.h) */
+	const sl_proc_hooks *rmap_hk; /* with rmap: the caller's hooks, behind
+				      proc_rmap_hooks */
+	void *rmap_hctx;
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
@@ -184,6 +190,8 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	if (!p->f || !p->freeid || !p->queue || (s->pol->alloc_pages && !p->pages))
 		goto fail;
 	p->nf = 1;
+	for (int t = 0; t < s->nr; t++)
+		p->rmap |= s->dev[t]->rmap != NULL;
 	return p;
 fail:
 	sl_proc_destroy(p);
@@ -195,6 +203,8 @@ void sl_proc_destroy(sl_proc *p)
 	if (!p)
 		return;
 	for (int r = 0; r < p->nreg; r++) {
+		if (p->rmap && p->reg[r].pte) /* exit: its swap PTEs go */
+			sl_rmap_forget_ptes(p->s, p->reg[r].pte, p->reg[r].spec.npages);
 		free(p->young[r]);
 		free(p->reg[r].pte);
 		free(p->reg[r].pmd);
@@ -275,6 +285,20 @@ static inline void folio_release(sl_proc *p, uint32_t id)
 	p->freeid[p->nfree++] = id;
 	if (p->hk)
 		p->hk->freed(p->hctx, p, id);
+}
+
+/* A device keeps a reverse map (rmap.h): the swap PTEs of pages [s, e) of
+ * region r, written by the reclaim step that just ended, now hold their
+ * slots. Noted per step, not per folio, so that the swap-out paths stay as
+ * they are without a map; a folio written in the same step is not moved by
+ * it (a kernel's would still be in the swap cache). */
+static __attribute__((noinline, cold)) void proc_rmap_note(sl_proc *p, int r, uint64_t s, uint64_t e)
+{
+	uint64_t *pte = p->reg[r].pte;
+
+	for (uint64_t i = s; i < e; i++)
+		if (is_swap(pte[i]))
+			sl_rmap_note_ptes(p->s, &pte[i], 1);
 }
 
 /* The memory cgroup's charge for a new folio of 2^order (reclaim.c's
@@ -590,6 +614,38 @@ void sl_proc_read(sl_proc *p, int r, uint64_t first, uint64_t n)
 	}
 }
 
+/* With a reverse map the caller's hooks run behind these: no entry moves
+ * while a charge reclaims, because a swap-in fault holds the entries it
+ * read before the charge (rmap.h, sl_rmap_hold_moves()). */
+static int rmap_hk_charge(void *ctx, sl_proc *p, int order)
+{
+	(void)ctx;
+	return sl_rmap_hold_moves(p->s, p->rmap_hk->charge, p->rmap_hctx, p, order);
+}
+
+static void rmap_hk_mapped(void *ctx, sl_proc *p, uint32_t id, int order)
+{
+	(void)ctx;
+	p->rmap_hk->mapped(p->rmap_hctx, p, id, order);
+}
+
+static void rmap_hk_freed(void *ctx, sl_proc *p, uint32_t id)
+{
+	(void)ctx;
+	p->rmap_hk->freed(p->rmap_hctx, p, id);
+}
+
+static void rmap_hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
+{
+	(void)ctx;
+	p->rmap_hk->split(p->rmap_hctx, p, v, start);
+}
+
+static const sl_proc_hooks proc_rmap_hooks = {
+	.charge = rmap_hk_charge, .mapped = rmap_hk_mapped, .freed = rmap_hk_freed,
+	.split = rmap_hk_split,
+};
+
 int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 {
 	for (int r = 0; r < p->nreg; r++)
@@ -597,6 +653,11 @@ int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 			return -1;
 	p->hk = hk;
 	p->hctx = ctx;
+	if (p->rmap && hk) {
+		p->rmap_hk = hk;
+		p->rmap_hctx = ctx;
+		p->hk = &proc_rmap_hooks;
+	}
 	return 0;
 }
 
@@ -875,11 +936,14 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
  * taken from that CPU's cursors. */
 void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu)
 {
-	int own = p->cpu;
+	int own = p->cpu, r = p->f[id].region;
+	uint64_t head = p->f[id].head, nr = UINT64_C(1) << p->f[id].order;
 
 	p->cpu = cpu;
 	reclaim_folio(p, id);
 	p->cpu = own;
+	if (p->rmap)
+		proc_rmap_note(p, r, head, head + nr);
 }
 
 static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
@@ -968,6 +1032,8 @@ void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
 		if (e > end)
 			e = end;
 		pageout_pmd(p, r, s, e);
+		if (p->rmap)
+			proc_rmap_note(p, r, s, e);
 		s = e;
 	}
 }
@@ -1184,6 +1250,13 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 				    off >= (uint64_t)set->dev[t]->nr_clusters * SL_CLUSTER ||
 				    refs[t][off]++ == 0xff) {
 					snprintf(msg, len, "P1: region %d page %llu has bad swap entry %llu", r,
+						 (unsigned long long)i, (unsigned long long)e);
+					rc = -1;
+					break;
+				}
+				if (set->dev[t]->rmap && sl_rmap_pte(set->dev[t], off) != &rg->pte[i]) {
+					snprintf(msg, len, "R2: region %d page %llu holds slot %llu, "
+						 "the reverse map does not name it", r,
 						 (unsigned long long)i, (unsigned long long)e);
 					rc = -1;
 					break;

@@ -743,6 +743,8 @@ const sl_cost_model sl_cost_default = {
 	.swpout_folio = 2000, .swpout_page = 3000,
 	.swpin_folio = 1500, .swpin_page = 1200,
 	.split = 5000, .scan_page = 60, .lock_wait = 0, .op = 0, .proc = 0,
+	/* a page swapped in and out again: swpin and swpout, folio and page */
+	.compact_move = 1500 + 1200 + 2000 + 3000,
 };
 
 double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
@@ -766,6 +768,7 @@ double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
 	ns += c->swpin_page * (double)r->swpin_pages;
 	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);
 	ns += c->lock_wait * (double)r->lock_waits + c->op * (double)r->ops + c->proc * (double)r->procs;
+	ns += c->compact_move * (double)r->dev.compact_moves;
 	return ns * 1e-9;
 }
 

@@ -214,6 +214,10 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		res->dev.freed_slots += st->freed_slots;
 		res->dev.full_reclaim_scans += st->full_reclaim_scans;
 		res->dev.discarded_clusters += st->discarded_clusters;
+		res->dev.compact_searches += st->compact_searches;
+		res->dev.compact_windows += st->compact_windows;
+		res->dev.compact_moves += st->compact_moves;
+		res->dev.compact_aborts += st->compact_aborts;
 	}
 	for (int o = 0; o < SL_NR_ORDERS; o++)
 		res->dev.alloc_fail[o] += c.s->alloc_fail[o];

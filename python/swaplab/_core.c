@@ -362,6 +362,17 @@ static PyObject *run_result_dict(const sl_run_result *res, int stopped, int sign
 				      (unsigned long long)ds->freed_slots, "full_reclaim_scans",
 				      (unsigned long long)ds->full_reclaim_scans, "discarded_clusters",
 				      (unsigned long long)ds->discarded_clusters);
+	/* proposal-compact's moves (x_compact.c): only where a policy moved or searched */
+	if (dev && ds->compact_searches) {
+		PyObject *cp = Py_BuildValue("{s:K,s:K,s:K,s:K}", "searches",
+					     (unsigned long long)ds->compact_searches, "windows",
+					     (unsigned long long)ds->compact_windows, "moves",
+					     (unsigned long long)ds->compact_moves, "aborts",
+					     (unsigned long long)ds->compact_aborts);
+		if (!cp || PyDict_SetItemString(dev, "compact", cp) < 0)
+			Py_CLEAR(dev);
+		Py_XDECREF(cp);
+	}
 	PyObject *devs = PyList_New(res->ndev);
 	for (int t = 0; devs && t < res->ndev; t++) {
 		const sl_dev_stats *st = &res->devst[t];
@@ -764,6 +775,7 @@ static const struct cost_field {
 #define CF(n) { #n, offsetof(sl_cost_model, n) }
 	CF(fault_folio), CF(fault_page), CF(fault_pmd_folio), CF(swpout_folio), CF(swpout_page),
 	CF(swpin_folio), CF(swpin_page), CF(split), CF(scan_page), CF(lock_wait), CF(op), CF(proc),
+	CF(compact_move),
 #undef CF
 };
 #define NR_COST_FIELDS (sizeof(cost_fields) / sizeof(cost_fields[0]))

@@ -83,6 +83,10 @@ enum {
 	 * swap_cluster_schedule_discard()); from 6.14 its flag alone keeps
 	 * allocators out. */
 	SL_POL_DISCARD_MARKS_BAD = 1u << 8,
+	/* The policy moves swapped-out entries: the device keeps a reverse
+	 * map from each slot to its PTE (rmap.h), which the process model
+	 * fills (proposal-compact). */
+	SL_POL_RMAP = 1u << 9,
 };
 
 typedef struct sl_policy {

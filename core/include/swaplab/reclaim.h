@@ -30,6 +30,9 @@ typedef struct sl_cost_model {
 	double op;                 /* per workload operation a process executes (the
 				      kernel driver's command read and acknowledgement) */
 	double proc;               /* per process: fork, exec, exit and its teardown */
+	double compact_move;       /* per swapped-out entry proposal-compact moved: its
+				      page read from one slot and written to another, the
+				      PTE rewritten (x_compact.c) */
 } sl_cost_model;
 
 /* The named default: uncalibrated until the kernel harness measures them. */

@@ -129,6 +129,10 @@ typedef struct sl_dev_stats {
 	uint64_t freed_slots;
 	uint64_t full_reclaim_scans;
 	uint64_t discarded_clusters;         /* through the discard list */
+	/* proposal-compact (x_compact.c): window searches, windows freed and
+	   allocated, entries moved (each one page copied), searches given up
+	   after some moves (an order-0 slot for a move could not be had) */
+	uint64_t compact_searches, compact_windows, compact_moves, compact_aborts;
 } sl_dev_stats;
 
 struct sl_policy;
@@ -162,6 +166,9 @@ typedef struct sl_device {
 	int type;                 /* its index there (swp_type()); 0 alone */
 	struct sl_swap_slots *slots; /* order-0 slot caches (<= 6.14, swap_slots.h):
 				   its own alone, its set's one in a set; or NULL */
+	uint64_t **rmap;          /* slot -> the PTE holding it (rmap.h), for a
+				   policy with SL_POL_RMAP; else NULL */
+	uint32_t rmap_hold;       /* > 0: no entry may move now (rmap.h) */
 	/* written by every allocation and free: a line of its own */
 	_Alignas(SL_CACHELINE) _Atomic uint64_t inuse_pages; /* allocated +
 				   cache-only slots; atomic for the concurrent mode */

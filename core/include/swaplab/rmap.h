@@ -1,0 +1,82 @@
+/*
+ * swaplab/rmap.h - a reverse map from a swap slot to the PTE that holds it
+ * (rmap.c), for policies that move swapped-out entries (proposal-compact,
+ * core/policies/x_compact.c).
+ *
+ * Neither 6.18 nor the 7.x swap table has one: an anonymous page out of
+ * the swap cache is found from its slot only by walking page tables
+ * (swapoff's unuse_mm()). The model knows every PTE, so a policy that asks
+ * for the map (SL_POL_RMAP) gets one: d->rmap[off] is the PTE that holds
+ * slot off of device d, or NULL. The process model sets it when it writes a
+ * swap PTE (swap-out), the policy's free clears it when the slot's last
+ * reference goes (swap-in, MADV_DONTNEED, exit's zap), and a process that
+ * goes away clears what it still holds (sl_rmap_forget_ptes()). Without
+ * the flag d->rmap is NULL and the process model tests one flag per
+ * swap-out, nothing else.
+ *
+ * Every swap entry of the model has swap count 1 (no fork), so a slot has
+ * at most one PTE; a slot with another count is never moved.
+ */
+#ifndef SWAPLAB_RMAP_H
+#define SWAPLAB_RMAP_H
+
+#include <string.h>
+#include "swaplab.h"
+
+/* A swap PTE holds its entry (device type << SL_TYPE_SHIFT | slot) in
+ * these bits, its kind in the bits above (process.c asserts it). */
+#define SL_RMAP_ENTRY_MASK ((UINT64_C(1) << 61) - 1)
+
+/* Gives d its reverse map, every slot unmapped. Returns 0, or -1 (memory). */
+int sl_rmap_enable(sl_device *d);
+
+/* The process wrote pte[0 .. nr) as swap PTEs: each one's slot is now held
+ * by it (on whichever device of s its entry names; devices without a map
+ * are skipped). */
+void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr);
+
+/* A process goes away with pte[0 .. n) (any PTEs): the swap ones' slots
+ * are no longer held by them. */
+void sl_rmap_forget_ptes(const sl_swapset *s, uint64_t *pte, uint64_t n);
+
+/* Slots [off, off + nr) of d lost their last reference (d has a map). */
+static inline void sl_rmap_clear(sl_device *d, uint64_t off, uint32_t nr)
+{
+	if (nr == 1)
+		d->rmap[off] = NULL; /* the common case: one page's slot */
+	else
+		memset(d->rmap + off, 0, nr * sizeof(d->rmap[0]));
+}
+
+/* The slot can be moved: in use with swap count 1, not in the swap cache,
+ * held by a PTE the map knows. */
+static inline int sl_rmap_movable(const sl_device *d, uint64_t off)
+{
+	return d->map[off] == 1 && d->rmap[off] != NULL;
+}
+
+/* Moves the entry of slot `from` to slot `to` (allocated, count 1, no PTE
+ * yet): its PTE is rewritten to name `to` and the map follows. The caller
+ * puts `from` afterwards (its count is untouched here). */
+void sl_rmap_move(sl_device *d, uint64_t from, uint64_t to);
+
+/* A swap-in fault read its PTEs' entries, then charges the folio, whose
+ * reclaim may allocate swap: charge(ctx, p, order) with every device of s
+ * holding off moves (d->rmap_hold), so that the entries stay where the
+ * fault read them. A kernel would instead re-check the PTEs after the
+ * allocation (pte_same() in do_swap_page()) and retry the fault; the
+ * model's faults have no retry, so the moves wait. Returns charge's. */
+int sl_rmap_hold_moves(const sl_swapset *s, int (*charge)(void *, sl_proc *, int), void *ctx,
+		       sl_proc *p, int order);
+
+/* R1: every mapped slot is in use and its PTE holds exactly its entry.
+ * 0, or -1 with a message. */
+int sl_rmap_check(const sl_device *d, char *msg, size_t len);
+
+/* The PTE that holds slot off of d, or NULL (for the process model's check). */
+static inline uint64_t *sl_rmap_pte(const sl_device *d, uint64_t off)
+{
+	return d->rmap ? d->rmap[off] : NULL;
+}
+
+#endif

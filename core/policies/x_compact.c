@@ -1,0 +1,316 @@
+/*
+ * x_compact.c - policy "proposal-compact": proposal-holes-first, plus one
+ * step before an mTHP folio falls back: compaction of swapped-out entries
+ * out of one aligned window of a fragmented cluster.
+ *
+ * When proposal-holes-first's folio_alloc_swap() finds no aligned free
+ * range of 2^order slots, 6.18's shrink_folio_list() splits the folio.
+ * Here swap_compact_window() looks first, over at most CP_BUDGET clusters
+ * of the frag and nonfull lists (this order's first), for the aligned
+ * window of 2^order slots with the fewest used slots, at most
+ * cp_max_moves(order), each of them movable: swap count 1 (one PTE), not
+ * in the swap cache, its PTE known to the reverse map (swaplab/rmap.h).
+ * It pins the window's free slots (the swap cache bit with no folio: no
+ * allocator takes them), moves each used entry - an order-0 slot from the
+ * same device's allocator, the page read and written there (one page
+ * copied), the PTE rewritten through the reverse map, the old slot put -
+ * and allocates the freed window to the folio. The window's cluster takes
+ * the folio's order when its own is smaller or PMD (as proposal-holes'
+ * rung adopts), else keeps it.
+ *
+ * Kernel range: a proposal over 6.18 (docs/proposals/proposal-compact.md).
+ * In mm/swapfile.c terms a new swap_compact_window(si, order) called from
+ * folio_alloc_swap()'s failure path before the split; each move is what
+ * swapoff's unuse_pte() does for one entry, found by a reverse map the
+ * kernel does not have. The search takes clusters with
+ * isolate_lock_cluster() and gives them back at their list's tail, as the
+ * rung of proposal-holes does; the moves run outside every lock (they
+ * sleep on I/O in a kernel); si->lock is taken for list moves only.
+ *
+ * The concurrent mode has no process to call back into (bench threads
+ * drives devices alone), so its build is proposal-holes-first unchanged:
+ * compaction is off there.
+ */
+#include "swaplab/swaplab.h"
+#include "swaplab/cluster.h"
+#include "swaplab/lockrework.h"
+#include "swaplab/x_proposal.h"
+#include "swaplab/rmap.h"
+
+extern const sl_policy sl_policy_proposal_holes_first;
+
+/* Clusters the window search may look at (build with -DCP_BUDGET=N to try
+ * another bound). */
+#ifndef CP_BUDGET
+#define CP_BUDGET 16u
+#endif
+/* At most 2^order >> CP_MOVES_SHIFT entries moved for a window (at least
+ * one): a quarter of the folio, about where the copies cost what the
+ * fallback would (split + (2^order - 1) more folios written against
+ * compact_move per entry, sl_cost_default; proposal-compact.md). */
+#ifndef CP_MOVES_SHIFT
+#define CP_MOVES_SHIFT 2
+#endif
+
+/* proposal-holes-first's table of the mode conc. */
+#define CP_BASE(conc) ((conc) ? sl_policy_proposal_holes_first.concurrent : \
+				&sl_policy_proposal_holes_first)
+
+static uint32_t cp_max_moves(int order)
+{
+	uint32_t n = (1u << order) >> CP_MOVES_SHIFT;
+
+	return n ? n : 1;
+}
+
+/* The step applies: an mTHP order on a solid-state block device whose
+ * slots the reverse map covers, unless moves are held off (a swap-in
+ * fault's charge is reclaiming: sl_rmap_hold_moves()). */
+static int cp_applies(const sl_device *d, int order)
+{
+	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return order > 0 && d->rmap && !d->rmap_hold && (d->flags & need) == need;
+}
+
+/* The used slots of the window [w, w + nr), or UINT32_MAX when one of them
+ * cannot be moved (bad, shared, cached or unknown to the reverse map).
+ * Cluster locked. */
+static uint32_t cp_window_used(const sl_device *d, uint64_t w, uint32_t nr)
+{
+	uint32_t used = 0;
+
+	if (w + nr > d->max)
+		return UINT32_MAX; /* the last cluster's padding */
+	for (uint32_t i = 0; i < nr; i++) {
+		if (d->map[w + i] == SL_SLOT_FREE)
+			continue;
+		if (!sl_rmap_movable(d, w + i))
+			return UINT32_MAX;
+		used++;
+	}
+	return used;
+}
+
+/* The window of cluster c with the fewest used slots, below `best` (the
+ * best so far): its first slot (*used set), or 0. Cluster locked. */
+static uint64_t cp_best_window(const sl_device *d, uint32_t c, int order, uint32_t best,
+			       uint32_t *used)
+{
+	uint32_t nr = 1u << order;
+	uint64_t start = sli_cluster_offset(c), found = 0;
+
+	if (d->ci[c].count + nr > SL_CLUSTER + best - 1)
+		return 0; /* fewer than nr - best + 1 free slots */
+	for (uint64_t w = start; w < start + SL_CLUSTER && best > 1; w += nr) {
+		uint32_t u = cp_window_used(d, w, nr);
+		if (u < best) {
+			best = u;
+			found = w;
+		}
+	}
+	if (found)
+		*used = best;
+	return found;
+}
+
+/* The list the search visits i-th for a folio of `order`: frag[order],
+ * the other orders' frag lists ascending, then the nonfull lists the same
+ * way. */
+static int cp_visit_list(int order, int i)
+{
+	int pass = i / SL_NR_ORDERS, o = i % SL_NR_ORDERS;
+
+	o = o == 0 ? order : (o <= order ? o - 1 : o);
+	return pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
+}
+
+/* swap_compact_window()'s search (proposal): at most CP_BUDGET clusters,
+ * each isolated, scanned and put back at its list's tail; the best window
+ * over them (fewest moves). Returns its first slot, or 0. */
+static uint64_t cp_find_window(sl_device *d, int order, uint32_t *used)
+{
+	uint32_t len[SL_NR_LISTS], budget = CP_BUDGET, best = cp_max_moves(order) + 1;
+	uint64_t found = 0;
+
+	sl_dev_lock_m(0, d);
+	memcpy(len, d->list_len, sizeof(len));
+	sl_dev_unlock_m(0, d);
+	for (int i = 0; i < 2 * SL_NR_ORDERS && budget && best > 1; i++) {
+		int list = cp_visit_list(order, i);
+
+		for (uint32_t n = len[list]; n && budget && best > 1; n--, budget--) {
+			uint32_t c = lrm_isolate_lock_cluster(d, list, 0), u;
+			if (c == SL_NIL)
+				break;
+			uint64_t w = cp_best_window(d, c, order, best, &u);
+			if (w) {
+				found = w;
+				best = u;
+			}
+			lrm_move_cluster(d, c, list,
+					 list >= SL_LIST_FRAG0 ? SL_CF_FRAG : SL_CF_NONFULL, 0);
+			sl_ci_unlock_m(0, d, c);
+		}
+	}
+	if (found)
+		*used = best;
+	return found;
+}
+
+/* swap_entries_free()'s end for a cluster whose slots were just released:
+ * free_cluster() or partial_free_cluster(). Cluster locked. */
+static void cp_after_release(sl_device *d, uint32_t c)
+{
+	if (d->ci[c].count == 0)
+		lrm_free_cluster(d, c, 0);
+	else
+		lrm_partial_free_cluster(d, c, 0);
+}
+
+/* The window's free slots, pinned (on) or unpinned (off): the swap cache
+ * bit with no folio, so that no allocator takes them while the moves run.
+ * Cluster locked. */
+static void cp_pin_window(sl_device *d, uint64_t w, uint32_t nr, uint8_t *pinned, int on)
+{
+	for (uint32_t i = 0; i < nr; i++) {
+		if (on && d->map[w + i] == SL_SLOT_FREE) {
+			sli_reserve_range(d, w + i, 1);
+			pinned[i] = 1;
+		} else if (!on && pinned[i]) {
+			sli_release_range(d, w + i, 1);
+			d->st.freed_slots--; /* a pin, not a freed entry */
+		}
+	}
+}
+
+/* swap_compact_window() (proposal-compact): free one aligned window of
+ * 2^order slots by moving its few entries, and allocate it. Returns the
+ * window, or 0 (nothing found, or an order-0 slot for a move could not be
+ * had: the entries moved so far stay moved). Called with no lock held. */
+static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
+{
+	uint32_t nr = 1u << order, used = 0, c;
+	uint8_t pinned[SL_CLUSTER] = { 0 };
+	uint64_t w;
+
+	d->st.compact_searches++;
+	w = cp_find_window(d, order, &used);
+	if (!w)
+		return 0;
+	c = sli_cluster_of(w);
+	sl_ci_lock_m(0, d, c);
+	cp_pin_window(d, w, nr, pinned, 1);
+	sl_ci_unlock_m(0, d, c);
+	for (uint32_t i = 0; i < nr; i++) {
+		if (pinned[i])
+			continue;
+		/* folio_alloc_swap() of order 0 for the entry's page, which is
+		 * read from the old slot and written to the new one */
+		uint64_t to = CP_BASE(0)->alloc(d, cpu, 0);
+		if (!to) {
+			d->st.compact_aborts++;
+			sl_ci_lock_m(0, d, c);
+			cp_pin_window(d, w, nr, pinned, 0);
+			cp_after_release(d, c);
+			sl_ci_unlock_m(0, d, c);
+			return 0;
+		}
+		sl_rmap_move(d, w + i, to); /* the PTE now names the new slot */
+		sl_swap_put(d, cpu, w + i, 1); /* the old slot's last reference */
+		/* pinned in turn, so that the next move's slot is not this one */
+		sl_ci_lock_m(0, d, c);
+		cp_pin_window(d, w + i, 1, pinned + i, 1);
+		sl_ci_unlock_m(0, d, c);
+		d->st.compact_moves++;
+	}
+	/* the window is free but for the pins: the folio's */
+	sl_ci_lock_m(0, d, c);
+	cp_pin_window(d, w, nr, pinned, 0);
+	sl_dev_lock_m(0, d);
+	sli_isolate_cluster(d, c);
+	sl_dev_unlock_m(0, d);
+	if (d->ci[c].count && (d->ci[c].order < order || d->ci[c].order == SL_PMD_ORDER))
+		d->ci[c].order = (uint8_t)order; /* adopted, as proposal-holes' rung */
+	sli_alloc_range_m(d, w, order, 0); /* cluster_alloc_range() */
+	lrm_relocate_cluster(d, c, 0);
+	sl_ci_unlock_m(0, d, c);
+	d->st.compact_windows++;
+	return w;
+}
+
+/* folio_alloc_swap() - proposal-holes-first's, then the compaction step
+ * (one device). */
+static uint64_t cp_alloc_det(sl_device *d, int cpu, int order)
+{
+	uint64_t off = CP_BASE(0)->alloc(d, cpu, order);
+
+	if (!off && cp_applies(d, order))
+		off = swap_compact_window(d, cpu, order);
+	return off;
+}
+
+/* The halves swapset.c calls with several devices: the step ends the slow
+ * one (a large folio tries the first device only). */
+static uint64_t cp_alloc_fast_det(sl_device *d, int cpu, int order)
+{
+	return CP_BASE(0)->alloc_fast(d, cpu, order);
+}
+
+static uint64_t cp_alloc_slow_det(sl_device *d, int cpu, int order)
+{
+	uint64_t off = CP_BASE(0)->alloc_slow(d, cpu, order);
+
+	if (!off && cp_applies(d, order))
+		off = swap_compact_window(d, cpu, order);
+	return off;
+}
+
+/* swap_entries_free() - 6.18 (the 6.14+ free every proposal shares), and
+ * the reverse map forgets the slots. */
+static void cp_free_det(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	sl_rmap_clear(d, off, nr);
+	lr_free_det(d, cpu, off, nr);
+}
+
+static void cp_free_conc(sl_device *d, int cpu, uint64_t off, uint32_t nr)
+{
+	sl_rmap_clear(d, off, nr);
+	lr_free_conc(d, cpu, off, nr);
+}
+
+static int cp_check(const sl_device *d, char *msg, size_t len)
+{
+	return sl_rmap_check(d, msg, len);
+}
+
+/* The concurrent build: proposal-holes-first's ops, no compaction. */
+static uint64_t cp_alloc_conc(sl_device *d, int cpu, int order)
+{
+	return CP_BASE(1)->alloc(d, cpu, order);
+}
+
+static uint64_t cp_alloc_fast_conc(sl_device *d, int cpu, int order)
+{
+	return CP_BASE(1)->alloc_fast(d, cpu, order);
+}
+
+static uint64_t cp_alloc_slow_conc(sl_device *d, int cpu, int order)
+{
+	return CP_BASE(1)->alloc_slow(d, cpu, order);
+}
+
+/* The table of mode m (lockrework.h). */
+#define CP_OPS(m)                                                                         \
+	.name = "proposal-compact",                                                       \
+	.summary = "proposal over proposal-holes-first: before an mTHP fallback, move the few entries of one aligned window (reverse map) and take it", \
+	.kernel = "",                                                                     \
+	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP,              \
+	.alloc = cp_alloc_##m, .alloc_fast = cp_alloc_fast_##m,                           \
+	.alloc_slow = cp_alloc_slow_##m, .init = xp_init, .free = cp_free_##m,            \
+	.tick = lr_swap_discard_work_##m, .sync_discard = xp_sync_discard_##m,            \
+	.check = cp_check
+
+static const sl_policy cp_conc = { CP_OPS(conc) };
+const sl_policy sl_policy_proposal_compact = { CP_OPS(det), .concurrent = &cp_conc };

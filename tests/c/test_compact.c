@@ -1,0 +1,199 @@
+/*
+ * test_compact.c - the slot -> PTE reverse map (core/src/rmap.c) and
+ * proposal-compact's step (core/policies/x_compact.c): a 64K folio that
+ * finds no aligned free window takes one whose few entries are moved, each
+ * PTE rewritten through the map. Device: 2048 slots = clusters 0..3, every
+ * slot allocated at order 0, then freed to a pattern; PTEs are an array
+ * here, one per slot, in the process model's encoding of a swap entry.
+ */
+#include <stdlib.h>
+#include "t.h"
+#include "swaplab/rmap.h"
+
+#define NSLOTS 2048u
+#define PTE_SWAP_BIT (UINT64_C(1) << 63)
+/* The window the cases free: 1056..1071 in cluster 2, its used slots. */
+#define WIN 1056u
+static const uint64_t win_used[] = { 1059, 1063, 1068 };
+
+typedef struct fixture {
+	sl_device *d;
+	sl_swapset *s;
+	uint64_t pte[NSLOTS];
+} fixture;
+
+static int in_window(uint64_t off)
+{
+	return off >= WIN && off < WIN + 16;
+}
+
+static int is_win_used(uint64_t off)
+{
+	for (size_t i = 0; i < sizeof(win_used) / sizeof(win_used[0]); i++)
+		if (win_used[i] == off)
+			return 1;
+	return 0;
+}
+
+/* Every slot allocated at order 0 and held by pte[slot]; then slots freed
+ * (their PTEs zapped) so that the window keeps win_used and, with `others`,
+ * every other aligned 16-slot window keeps 8 used slots (too many to move:
+ * at most 4 for a 64K folio), else keeps all of them. */
+static fixture *fixture_make(int others)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	char msg[128];
+	int prio = SL_PRIO_AUTO;
+
+	f->d = t_device("proposal-compact", NSLOTS);
+	f->s = sl_swapset_create(&f->d, &prio, 1, 0, msg, sizeof(msg));
+	CHECK(f->d->rmap != NULL && f->s != NULL);
+	ALLOC_N(f->d, 0, 0, NSLOTS - 1);
+	for (uint64_t s = 1; s < NSLOTS; s++) {
+		CHECK_EQ(f->d->map[s], 1);
+		f->pte[s] = PTE_SWAP_BIT | s;
+		sl_rmap_note_ptes(f->s, &f->pte[s], 1);
+	}
+	for (uint64_t s = 16; s < NSLOTS; s++) {
+		int drop = in_window(s) ? !is_win_used(s) : others && (s & 15) >= 8;
+		if (drop) {
+			f->pte[s] = 0; /* zap_pte_range(), then the slot's put */
+			sl_swap_put(f->d, 0, s, 1);
+			CHECK(sl_rmap_pte(f->d, s) == NULL);
+		}
+	}
+	CHECK_INVARIANTS(f->d);
+	return f;
+}
+
+static void fixture_free(fixture *f)
+{
+	sl_swapset_destroy(f->s);
+	sl_device_destroy(f->d);
+	free(f);
+}
+
+TEST(compact_rmap_only_for_a_policy_that_asks)
+{
+	sl_device *d = t_device("linux-6.18", NSLOTS);
+	sl_device *c = t_device("proposal-compact", NSLOTS);
+
+	CHECK(d->rmap == NULL);
+	CHECK(c->rmap != NULL && (c->pol->props & SL_POL_RMAP));
+	for (int i = 0; sl_policies[i]; i++)
+		CHECK(!(sl_policies[i]->props & SL_POL_RMAP) ==
+		      !!strcmp(sl_policies[i]->name, "proposal-compact"));
+	sl_device_destroy(d);
+	sl_device_destroy(c);
+}
+
+TEST(compact_moves_the_windows_entries_and_takes_it)
+{
+	fixture *f = fixture_make(1);
+	sl_device *d = f->d;
+
+	/* no aligned 16-slot hole anywhere: proposal-holes-first falls back */
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), WIN);
+	CHECK_EQ(d->st.compact_searches, 1);
+	CHECK_EQ(d->st.compact_windows, 1);
+	CHECK_EQ(d->st.compact_moves, 3);
+	CHECK_EQ(d->st.compact_aborts, 0);
+	/* the window is the folio's: 16 slots of one order-4 allocation */
+	CHECK(sli_range_is(d, WIN, 16, 1));
+	CHECK_EQ(d->shadow[WIN], 4 + 1);
+	CHECK_EQ(d->ci[sli_cluster_of(WIN)].order, 4); /* an order-0 cluster adopted */
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t old = win_used[i], pte = f->pte[old], to = pte & SL_RMAP_ENTRY_MASK;
+		/* the PTE names a new slot outside the window, which the map
+		 * names back; the PTE's kind bits are kept */
+		CHECK(pte & PTE_SWAP_BIT);
+		CHECK(!in_window(to) && to > 0 && to < NSLOTS);
+		CHECK_EQ(d->map[to], 1);
+		CHECK(sl_rmap_pte(d, to) == &f->pte[old]);
+		/* the old slot is the folio's now, and no PTE holds it */
+		CHECK(sl_rmap_pte(d, old) == NULL);
+	}
+	/* the three new slots: the order-0 allocator's next three, each the
+	 * first free slot of a broken block from this CPU's cursor on */
+	CHECK_EQ(f->pte[1059] & SL_RMAP_ENTRY_MASK, 24);
+	CHECK_EQ(f->pte[1063] & SL_RMAP_ENTRY_MASK, 25);
+	CHECK_EQ(f->pte[1068] & SL_RMAP_ENTRY_MASK, 26);
+	/* every other slot's PTE is untouched */
+	for (uint64_t s = 1; s < NSLOTS; s++)
+		if (!is_win_used(s))
+			CHECK(f->pte[s] == 0 || f->pte[s] == (PTE_SWAP_BIT | s));
+	CHECK_INVARIANTS(d);
+	fixture_free(f);
+}
+
+TEST(compact_never_moves_an_entry_the_map_does_not_know)
+{
+	fixture *f = fixture_make(1);
+	sl_device *d = f->d;
+
+	/* 1063's PTE unknown to the map (a slot the kernel could not find
+	 * without a page-table walk): the window is not a candidate */
+	sl_rmap_forget_ptes(f->s, &f->pte[1063], 1);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
+	CHECK_EQ(d->st.compact_searches, 1);
+	CHECK_EQ(d->st.compact_windows, 0);
+	CHECK_EQ(d->st.compact_moves, 0);
+	for (size_t i = 0; i < 3; i++)
+		CHECK_EQ(f->pte[win_used[i]], PTE_SWAP_BIT | win_used[i]);
+	CHECK_INVARIANTS(d);
+	fixture_free(f);
+}
+
+TEST(compact_gives_up_when_no_slot_is_left_for_a_move)
+{
+	/* every other slot in use: the window's 13 free slots are the only
+	 * free ones, pinned while the moves run, so the first move finds no
+	 * order-0 slot */
+	fixture *f = fixture_make(0);
+	sl_device *d = f->d;
+	uint64_t inuse = d->inuse_pages;
+
+	CHECK_EQ(inuse, NSLOTS - 1 - 13);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
+	CHECK_EQ(d->st.compact_searches, 1);
+	CHECK_EQ(d->st.compact_aborts, 1);
+	CHECK_EQ(d->st.compact_moves, 0);
+	CHECK_EQ(d->inuse_pages, inuse); /* the pins are gone again */
+	for (uint64_t s = WIN; s < WIN + 16; s++)
+		CHECK_EQ(d->map[s], is_win_used(s) ? 1 : 0);
+	CHECK_INVARIANTS(d);
+	fixture_free(f);
+}
+
+/* The process model keeps the map: swap-out sets it, a swap-in or
+ * MADV_DONTNEED (the slot's put) clears it, exit clears what is left. */
+TEST(compact_rmap_follows_the_process_ptes)
+{
+	sl_device *d = t_device("proposal-compact", NSLOTS);
+	sl_region_spec r = { .npages = 64 };
+	sl_proc *p = sl_proc_create(d, 0, 0, SL_SWAPIN_LARGE, &r, 1);
+	uint64_t lay[64];
+	char msg[160];
+	int mapped = 0;
+
+	sl_proc_touch(p, 0, 0, 64);
+	sl_proc_pageout(p, 0, 0, 64);
+	sl_proc_layout(p, lay);
+	for (int i = 0; i < 64; i++)
+		mapped += lay[i] != SL_NOT_SWAPPED && sl_rmap_pte(d, lay[i]) != NULL;
+	CHECK_EQ(mapped, 64);
+	CHECK_EQ(sl_proc_check(p, 1, msg, sizeof(msg)), 0);
+	sl_proc_touch(p, 0, 0, 16);       /* swap-in */
+	sl_proc_dontneed(p, 0, 16, 16);   /* zap */
+	for (int i = 0; i < 32; i++)
+		CHECK(sl_rmap_pte(d, lay[i]) == NULL);
+	for (int i = 32; i < 64; i++)
+		CHECK(sl_rmap_pte(d, lay[i]) != NULL);
+	CHECK_EQ(sl_proc_check(p, 1, msg, sizeof(msg)), 0);
+	CHECK_INVARIANTS(d);
+	sl_proc_destroy(p); /* its slots stay in use here, their PTEs gone */
+	for (int i = 32; i < 64; i++)
+		CHECK(sl_rmap_pte(d, lay[i]) == NULL);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
