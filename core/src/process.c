@@ -731,9 +731,9 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 
 /* One order-0 folio through shrink_folio_list(): a slot, or it stays
  * resident (activate_locked). */
-static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uint32_t id)
+static inline __attribute__((always_inline)) void reclaim_order0_slot(sl_proc *p, uint32_t id,
+									uint64_t off)
 {
-	uint64_t off = proc_alloc(p, 0);
 	folio *f = &p->f[id];
 	region *rg = &p->reg[f->region];
 
@@ -750,6 +750,17 @@ static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uin
 		folio_release(p, id);
 	}
 }
+
+/* reclaim_order0_slot() with its slot allocated here (one call). */
+static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uint32_t id)
+{
+	reclaim_order0_slot(p, id, proc_alloc(p, 0));
+}
+
+/* Slot allocations nothing else comes between go to the device in one
+ * call (sl_set_alloc_batch0(): the same slots, in the same order), unless
+ * the task migrates between them or hooks watch the folios. */
+static int proc_can_batch(const sl_proc *p) { return !p->migrate_every && !p->hk; }
 
 /* One page of a folio split by the fallback, in the order shrink_folio_list()
  * meets it. A page the split remapped to the zero page left an unmapped,
@@ -770,6 +781,10 @@ static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
 	}
 }
 
+static inline __attribute__((always_inline)) int split_reclaim_slot(sl_proc *p, region *rg,
+								    uint32_t id, uint32_t pg,
+								    int is_head, uint64_t off);
+
 /* One page of the folio `id` in split_reclaim(): folio_split()'s step for
  * it, then reclaim_split_page()'s. Returns 1 when the head page stays
  * resident as the order-0 folio `id`. */
@@ -787,7 +802,15 @@ static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, 
 		reclaim_split_page(p, rg, pg);
 		return 0;
 	}
-	uint64_t off = proc_alloc(p, 0);
+	return split_reclaim_slot(p, rg, id, pg, is_head, proc_alloc(p, 0));
+}
+
+/* The page's write-out to the slot `off` its allocation gave, or (0) its
+ * staying resident. */
+static inline __attribute__((always_inline)) int split_reclaim_slot(sl_proc *p, region *rg,
+								    uint32_t id, uint32_t pg,
+								    int is_head, uint64_t off)
+{
 	if (off) {
 		rg->pte[pg] = PTE_SWAP | off;
 		p->st.swpout[0]++;
@@ -811,21 +834,35 @@ static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, 
  * its slot allocation fails and it stays resident; folio ids are not
  * observable without hooks, and the allocations, PTEs, PMD and counters are
  * those of folio_split() followed by reclaim_split_page() on every page. */
-static void split_reclaim(sl_proc *p, region *rg, uint32_t id)
+static __attribute__((noinline)) void split_reclaim(sl_proc *p, region *rg, uint32_t id)
 {
 	folio f = p->f[id];
-	uint32_t nr = 1u << f.order;
-	int zp = gen_has(p, SL_POL_SPLIT_ZEROPAGE), kept;
+	uint32_t nr = 1u << f.order, n = 0;
+	int zp = gen_has(p, SL_POL_SPLIT_ZEROPAGE), desc = gen_has(p, SL_POL_SPLIT_DESCENDING);
+	int batch = proc_can_batch(p), kept = 0;
+	/* the pages met since the last other step that only need a slot
+	 * (mapped by the folio, written or no zero page): one allocation
+	 * call for them all, as no step comes between their allocations */
+	uint32_t pend[PMD_PAGES];
+	uint64_t off[PMD_PAGES];
 
 	if (f.order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f.head)] = PMD_TABLE;
-	kept = split_reclaim_page(p, rg, id, f.head, 1, zp);
-	if (gen_has(p, SL_POL_SPLIT_DESCENDING)) {
-		for (uint32_t j = nr - 1; j >= 1; j--)
-			split_reclaim_page(p, rg, id, f.head + j, 0, zp);
-	} else {
-		for (uint32_t j = 1; j < nr; j++)
-			split_reclaim_page(p, rg, id, f.head + j, 0, zp);
+	/* the head, then the rest ascending or (6.15+) from the last down */
+	for (uint32_t k = 0; k <= nr; k++) {
+		uint32_t pg = f.head + (k == 0 ? 0 : desc ? nr - k : k);
+		if (k < nr && batch && rg->pte[pg] == (PTE_PRESENT | id) && (rg->data[pg] || !zp)) {
+			pend[n++] = pg;
+			continue;
+		}
+		if (n) {
+			sl_set_alloc_batch0(p->s, p->cpu, n, off);
+			for (uint32_t i = 0; i < n; i++)
+				kept |= split_reclaim_slot(p, rg, id, pend[i], pend[i] == f.head, off[i]);
+			n = 0;
+		}
+		if (k < nr)
+			kept |= split_reclaim_page(p, rg, id, pg, k == 0, zp);
 	}
 	if (!kept)
 		folio_release(p, id);
@@ -888,6 +925,19 @@ static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
 		abort(); /* only live folios are reclaimed */
 	p->f[id].queued = 1;
 	p->queue[(*nq)++] = id;
+}
+
+/* reclaim_order0() of n order-0 folios in turn, their slots from one
+ * allocation call (proc_can_batch()). */
+static __attribute__((noinline)) void reclaim_order0_run(sl_proc *p, const uint32_t *ids,
+							 uint32_t n)
+{
+	uint64_t off[PMD_PAGES];
+
+	SL_ASSERT(n <= PMD_PAGES);
+	sl_set_alloc_batch0(p->s, p->cpu, n, off);
+	for (uint32_t i = 0; i < n; i++)
+		reclaim_order0_slot(p, ids[i], off[i]);
 }
 
 /* The first page at or after i, before e, with a present PTE (else e). */
@@ -955,8 +1005,20 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 		queue_folio(p, &nq, id);
 	}
 reclaim:
-	for (uint32_t q = 0; q < nq; q++)
-		reclaim_folio(p, p->queue[q]);
+	for (uint32_t q = 0, n; q < nq; q += n) {
+		n = 1;
+		if (p->f[p->queue[q]].order || !proc_can_batch(p)) {
+			reclaim_folio(p, p->queue[q]);
+			continue;
+		}
+		/* a run of order-0 folios: their slots in one allocation call */
+		while (q + n < nq && p->f[p->queue[q + n]].order == 0)
+			n++;
+		if (n == 1)
+			reclaim_order0(p, p->queue[q]);
+		else
+			reclaim_order0_run(p, p->queue + q, n);
+	}
 }
 
 void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)

@@ -33,6 +33,9 @@ void sl_device_destroy(sl_device *d);
 
 /* folio_alloc_swap(): 2^order slots for `cpu`, or 0 on failure. */
 uint64_t sl_swap_alloc(sl_device *d, int cpu, int order);
+/* n order-0 calls of sl_swap_alloc() in turn, in one call: out[i] the i-th
+ * one's slot or 0 (through the policy's alloc_batch0 where it has one). */
+void sl_swap_alloc_batch0(sl_device *d, int cpu, uint32_t n, uint64_t *out);
 /* The same through the policy's alloc_pages (policy.h): one slot per page
  * in out[0 .. 2^order), not necessarily contiguous; returns the number of
  * runs of consecutive slots, or 0 on failure (or without alloc_pages). */
@@ -101,6 +104,8 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 void sl_swapset_destroy(sl_swapset *s);
 /* folio_alloc_swap() over the devices: the entry, or 0 on failure. */
 uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order);
+/* n order-0 calls of sl_set_alloc() in turn: out[i] the i-th one's entry or 0. */
+void sl_set_alloc_batch0(sl_swapset *s, int cpu, uint32_t n, uint64_t *out);
 /* sl_swap_alloc_pages() over the devices: entries in out[], the number of
  * runs, or 0; a large folio tries the first device only. */
 int sl_set_alloc_pages(sl_swapset *s, int cpu, int order, uint64_t *out);
