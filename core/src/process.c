@@ -1217,6 +1217,78 @@ __attribute__((noinline)) uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_
 	return out ? proc_layout_hash_m(p, out, swapped, 1) : proc_layout_hash_m(p, NULL, swapped, 0);
 }
 
+int sl_proc_layout_snap16(const sl_proc *p, uint16_t *out, uint64_t *swapped)
+{
+	/* the rows device 0's offsets reach, as in proc_layout_hash_m(); the
+	 * code SL_SNAP16_NONE is no entry's */
+	uint64_t slots = (uint64_t)p->s->dev[0]->nr_clusters * SL_CLUSTER;
+	uint64_t lim = fnv_tables(slots >= (1u << 16) ? 256 : (unsigned)((slots + 255) >> 8));
+	uint64_t other = 0, all = 0, bad = 0;
+
+	if (lim > SL_SNAP16_NONE)
+		lim = SL_SNAP16_NONE;
+	for (int r = 0; r < p->nreg; r++) {
+		const uint64_t *pte = p->reg[r].pte;
+		uint64_t np = p->reg[r].spec.npages;
+		for (uint64_t i = 0; i < np; i++) {
+			uint64_t v = pte[i] - PTE_SWAP;
+			uint64_t sw = is_swap(pte[i]);
+			out[i] = (uint16_t)(v < lim ? v : SL_SNAP16_NONE);
+			other += !sw;
+			bad |= sw & (v >= lim);
+		}
+		all += np;
+		out += np;
+	}
+	*swapped = all - other;
+	return bad ? -1 : 0;
+}
+
+/* sl_layout_hash16() for K chains, K a constant. */
+static inline __attribute__((always_inline)) void layout_hash16_m(const uint16_t *const *snap,
+								  uint64_t n, uint64_t *out,
+								  const int K)
+{
+	uint64_t g[4];
+	unsigned l[4];
+
+	for (int j = 0; j < K; j++) {
+		g[j] = FNV_OFFSET & ~UINT64_C(0xff);
+		l[j] = FNV_OFFSET & 0xff;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		for (int j = 0; j < K; j++) {
+			unsigned v = snap[j][i];
+			if (v != SL_SNAP16_NONE)
+				fnv_step_table(&g[j], &l[j], v);
+			else
+				fnv_step_other(&g[j], &l[j], SL_NOT_SWAPPED);
+		}
+	}
+	for (int j = 0; j < K; j++)
+		out[j] = g[j] + l[j];
+}
+
+void sl_layout_hash16(const uint16_t *const *snap, int k, uint64_t n, uint64_t *out)
+{
+	/* every code below SL_SNAP16_NONE is an entry whose table row
+	 * sl_proc_layout_snap16() filled */
+	switch (k) {
+	case 4:
+		layout_hash16_m(snap, n, out, 4);
+		break;
+	case 3:
+		layout_hash16_m(snap, n, out, 3);
+		break;
+	case 2:
+		layout_hash16_m(snap, n, out, 2);
+		break;
+	default:
+		layout_hash16_m(snap, n, out, 1);
+		break;
+	}
+}
+
 /* P1: every swap PTE holds one reference to its slot, and (exclusive) every
  * reference belongs to a PTE; P2: every live folio's mapped count equals
  * the PTEs that map it. */

@@ -295,6 +295,17 @@ uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
 /* sl_proc_layout() and sl_layout_hash() of it in one pass; *swapped: the
  * pages that are swapped out. */
 uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out, uint64_t *swapped);
+/* The layout as 16-bit codes, for hashing later (sl_layout_hash16()): a
+ * swap entry below the hash tables' bound as itself, a page not swapped
+ * out as SL_SNAP16_NONE. Returns 0, or -1 where an entry fits neither (the
+ * codes are then incomplete: hash that layout with sl_proc_layout_hash()).
+ * *swapped: the pages that are swapped out. */
+#define SL_SNAP16_NONE 0xFFFFu
+int sl_proc_layout_snap16(const sl_proc *p, uint16_t *out, uint64_t *swapped);
+/* The layout hash of k (1..4) such snapshots of n codes each, side by side
+ * (their FNV-1a chains are independent): out[j] = sl_layout_hash() of the
+ * layout snap[j] codes. */
+void sl_layout_hash16(const uint16_t *const *snap, int k, uint64_t n, uint64_t *out);
 
 /* ------------------------------------------------------------------ metrics */
 
