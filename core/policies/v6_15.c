@@ -99,6 +99,18 @@ LR_INLINE uint64_t v6_15_alloc_m(sl_device *d, int cpu, int order, const int con
 }
 LR_BUILD_BOTH(v6_15_alloc)
 
+/* alloc_batch0 (policy.h): n order-0 calls of the above in one. */
+static uint64_t v6_15_alloc0_det(sl_device *d, int cpu, int order)
+{
+	(void)order;
+	return v6_15_alloc_m(d, cpu, 0, 0);
+}
+
+static void v6_15_alloc_batch0_det(sl_device *d, int cpu, uint32_t n, uint64_t *out)
+{
+	lrm_alloc_batch0(d, cpu, n, out, 0, v6_15_alloc0_det);
+}
+
 /* The halves swapset.c calls with several devices - 6.15: the global
  * per-CPU cursor {device, slot}, then swap_alloc_slow() on this device. */
 LR_INLINE uint64_t v6_15_alloc_fast_m(sl_device *d, int cpu, int order, const int conc)
@@ -132,4 +144,5 @@ static int v6_15_init(sl_device *d)
 	.alloc_fast = v6_15_alloc_fast_##m, .alloc_slow = v6_15_alloc_slow_##m
 
 static const sl_policy v6_15_conc = { V6_15_OPS(conc) };
-const sl_policy sl_policy_v6_15 = { V6_15_OPS(det), .concurrent = &v6_15_conc };
+const sl_policy sl_policy_v6_15 = { V6_15_OPS(det), .alloc_batch0 = v6_15_alloc_batch0_det,
+				     .concurrent = &v6_15_conc };

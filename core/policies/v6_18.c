@@ -109,6 +109,18 @@ static uint64_t v6_18_alloc_det(sl_device *d, int cpu, int order)
 	return v6_18_alloc_m(d, cpu, order, 0);
 }
 
+/* alloc_batch0 (policy.h): n order-0 calls of the above in one. */
+static uint64_t v6_18_alloc0_det(sl_device *d, int cpu, int order)
+{
+	(void)order;
+	return v6_18_alloc_m(d, cpu, 0, 0);
+}
+
+static void v6_18_alloc_batch0_det(sl_device *d, int cpu, uint32_t n, uint64_t *out)
+{
+	lrm_alloc_batch0(d, cpu, n, out, 1, v6_18_alloc0_det);
+}
+
 static uint64_t v6_18_alloc_conc(sl_device *d, int cpu, int order)
 {
 	return v6_18_alloc_m(d, cpu, order, 1);
@@ -160,4 +172,5 @@ static int v6_18_init(sl_device *d)
 	.sync_discard = v6_18_sync_discard_##m
 
 static const sl_policy v6_18_conc = { V6_18_OPS(conc) };
-const sl_policy sl_policy_v6_18 = { V6_18_OPS(det), .concurrent = &v6_18_conc };
+const sl_policy sl_policy_v6_18 = { V6_18_OPS(det), .alloc_batch0 = v6_18_alloc_batch0_det,
+				     .concurrent = &v6_18_conc };

@@ -167,6 +167,25 @@ uint64_t sl_swap_alloc(sl_device *d, int cpu, int order)
 	return off;
 }
 
+void sl_swap_alloc_batch0(sl_device *d, int cpu, uint32_t n, uint64_t *out)
+{
+	uint32_t ok = 0;
+
+	if (!d->pol->alloc_batch0 || d->lk) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = sl_swap_alloc(d, cpu, 0);
+		return;
+	}
+	SL_ASSERT(cpu >= 0 && cpu < d->nr_cpus);
+	d->pol->alloc_batch0(d, cpu, n, out);
+	for (uint32_t i = 0; i < n; i++) {
+		SL_ASSERT(out[i] < d->max);
+		ok += out[i] != 0;
+	}
+	d->st.alloc_ok[0] += ok;
+	d->st.alloc_fail[0] += n - ok;
+}
+
 int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 {
 	int runs;

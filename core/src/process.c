@@ -792,9 +792,9 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 
 /* One order-0 folio through shrink_folio_list(): a slot, or it stays
  * resident (activate_locked). */
-static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uint32_t id)
+static inline __attribute__((always_inline)) void reclaim_order0_slot(sl_proc *p, uint32_t id,
+									uint64_t off)
 {
-	uint64_t off = proc_alloc(p, 0);
 	folio *f = &p->f[id];
 	region *rg = &p->reg[f->region];
 
@@ -811,6 +811,17 @@ static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uin
 		folio_release(p, id);
 	}
 }
+
+/* reclaim_order0_slot() with its slot allocated here (one call). */
+static inline __attribute__((always_inline)) void reclaim_order0(sl_proc *p, uint32_t id)
+{
+	reclaim_order0_slot(p, id, proc_alloc(p, 0));
+}
+
+/* Slot allocations nothing else comes between go to the device in one
+ * call (sl_set_alloc_batch0(): the same slots, in the same order), unless
+ * the task migrates between them or hooks watch the folios. */
+static int proc_can_batch(const sl_proc *p) { return !p->migrate_every && !p->hk; }
 
 /* One page of a folio split by the fallback, in the order shrink_folio_list()
  * meets it. A page the split remapped to the zero page left an unmapped,
@@ -831,6 +842,10 @@ static void reclaim_split_page(sl_proc *p, region *rg, uint32_t pg)
 	}
 }
 
+static inline __attribute__((always_inline)) int split_reclaim_slot(sl_proc *p, region *rg,
+								    uint32_t id, uint32_t pg,
+								    int is_head, uint64_t off);
+
 /* One page of the folio `id` in split_reclaim(): folio_split()'s step for
  * it, then reclaim_split_page()'s. Returns 1 when the head page stays
  * resident as the order-0 folio `id`. */
@@ -848,7 +863,15 @@ static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, 
 		reclaim_split_page(p, rg, pg);
 		return 0;
 	}
-	uint64_t off = proc_alloc(p, 0);
+	return split_reclaim_slot(p, rg, id, pg, is_head, proc_alloc(p, 0));
+}
+
+/* The page's write-out to the slot `off` its allocation gave, or (0) its
+ * staying resident. */
+static inline __attribute__((always_inline)) int split_reclaim_slot(sl_proc *p, region *rg,
+								    uint32_t id, uint32_t pg,
+								    int is_head, uint64_t off)
+{
 	if (off) {
 		rg->pte[pg] = PTE_SWAP | off;
 		p->st.swpout[0]++;
@@ -872,21 +895,35 @@ static inline __attribute__((always_inline)) int split_reclaim_page(sl_proc *p, 
  * its slot allocation fails and it stays resident; folio ids are not
  * observable without hooks, and the allocations, PTEs, PMD and counters are
  * those of folio_split() followed by reclaim_split_page() on every page. */
-static void split_reclaim(sl_proc *p, region *rg, uint32_t id)
+static __attribute__((noinline)) void split_reclaim(sl_proc *p, region *rg, uint32_t id)
 {
 	folio f = p->f[id];
-	uint32_t nr = 1u << f.order;
-	int zp = gen_has(p, SL_POL_SPLIT_ZEROPAGE), kept;
+	uint32_t nr = 1u << f.order, n = 0;
+	int zp = gen_has(p, SL_POL_SPLIT_ZEROPAGE), desc = gen_has(p, SL_POL_SPLIT_DESCENDING);
+	int batch = proc_can_batch(p), kept = 0;
+	/* the pages met since the last other step that only need a slot
+	 * (mapped by the folio, written or no zero page): one allocation
+	 * call for them all, as no step comes between their allocations */
+	uint32_t pend[PMD_PAGES];
+	uint64_t off[PMD_PAGES];
 
 	if (f.order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f.head)] = PMD_TABLE;
-	kept = split_reclaim_page(p, rg, id, f.head, 1, zp);
-	if (gen_has(p, SL_POL_SPLIT_DESCENDING)) {
-		for (uint32_t j = nr - 1; j >= 1; j--)
-			split_reclaim_page(p, rg, id, f.head + j, 0, zp);
-	} else {
-		for (uint32_t j = 1; j < nr; j++)
-			split_reclaim_page(p, rg, id, f.head + j, 0, zp);
+	/* the head, then the rest ascending or (6.15+) from the last down */
+	for (uint32_t k = 0; k <= nr; k++) {
+		uint32_t pg = f.head + (k == 0 ? 0 : desc ? nr - k : k);
+		if (k < nr && batch && rg->pte[pg] == (PTE_PRESENT | id) && (rg->data[pg] || !zp)) {
+			pend[n++] = pg;
+			continue;
+		}
+		if (n) {
+			sl_set_alloc_batch0(p->s, p->cpu, n, off);
+			for (uint32_t i = 0; i < n; i++)
+				kept |= split_reclaim_slot(p, rg, id, pend[i], pend[i] == f.head, off[i]);
+			n = 0;
+		}
+		if (k < nr)
+			kept |= split_reclaim_page(p, rg, id, pg, k == 0, zp);
 	}
 	if (!kept)
 		folio_release(p, id);
@@ -954,6 +991,19 @@ static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
 	p->queue[(*nq)++] = id;
 }
 
+/* reclaim_order0() of n order-0 folios in turn, their slots from one
+ * allocation call (proc_can_batch()). */
+static __attribute__((noinline)) void reclaim_order0_run(sl_proc *p, const uint32_t *ids,
+							 uint32_t n)
+{
+	uint64_t off[PMD_PAGES];
+
+	SL_ASSERT(n <= PMD_PAGES);
+	sl_set_alloc_batch0(p->s, p->cpu, n, off);
+	for (uint32_t i = 0; i < n; i++)
+		reclaim_order0_slot(p, ids[i], off[i]);
+}
+
 /* The first page at or after i, before e, with a present PTE (else e). */
 static uint64_t next_present(const region *rg, uint64_t i, uint64_t e)
 {
@@ -1019,8 +1069,20 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 		queue_folio(p, &nq, id);
 	}
 reclaim:
-	for (uint32_t q = 0; q < nq; q++)
-		reclaim_folio(p, p->queue[q]);
+	for (uint32_t q = 0, n; q < nq; q += n) {
+		n = 1;
+		if (p->f[p->queue[q]].order || !proc_can_batch(p)) {
+			reclaim_folio(p, p->queue[q]);
+			continue;
+		}
+		/* a run of order-0 folios: their slots in one allocation call */
+		while (q + n < nq && p->f[p->queue[q + n]].order == 0)
+			n++;
+		if (n == 1)
+			reclaim_order0(p, p->queue[q]);
+		else
+			reclaim_order0_run(p, p->queue + q, n);
+	}
 }
 
 void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
@@ -1219,6 +1281,78 @@ __attribute__((noinline)) uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_
 						       uint64_t *swapped)
 {
 	return out ? proc_layout_hash_m(p, out, swapped, 1) : proc_layout_hash_m(p, NULL, swapped, 0);
+}
+
+int sl_proc_layout_snap16(const sl_proc *p, uint16_t *out, uint64_t *swapped)
+{
+	/* the rows device 0's offsets reach, as in proc_layout_hash_m(); the
+	 * code SL_SNAP16_NONE is no entry's */
+	uint64_t slots = (uint64_t)p->s->dev[0]->nr_clusters * SL_CLUSTER;
+	uint64_t lim = fnv_tables(slots >= (1u << 16) ? 256 : (unsigned)((slots + 255) >> 8));
+	uint64_t other = 0, all = 0, bad = 0;
+
+	if (lim > SL_SNAP16_NONE)
+		lim = SL_SNAP16_NONE;
+	for (int r = 0; r < p->nreg; r++) {
+		const uint64_t *pte = p->reg[r].pte;
+		uint64_t np = p->reg[r].spec.npages;
+		for (uint64_t i = 0; i < np; i++) {
+			uint64_t v = pte[i] - PTE_SWAP;
+			uint64_t sw = is_swap(pte[i]);
+			out[i] = (uint16_t)(v < lim ? v : SL_SNAP16_NONE);
+			other += !sw;
+			bad |= sw & (v >= lim);
+		}
+		all += np;
+		out += np;
+	}
+	*swapped = all - other;
+	return bad ? -1 : 0;
+}
+
+/* sl_layout_hash16() for K chains, K a constant. */
+static inline __attribute__((always_inline)) void layout_hash16_m(const uint16_t *const *snap,
+								  uint64_t n, uint64_t *out,
+								  const int K)
+{
+	uint64_t g[4];
+	unsigned l[4];
+
+	for (int j = 0; j < K; j++) {
+		g[j] = FNV_OFFSET & ~UINT64_C(0xff);
+		l[j] = FNV_OFFSET & 0xff;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		for (int j = 0; j < K; j++) {
+			unsigned v = snap[j][i];
+			if (v != SL_SNAP16_NONE)
+				fnv_step_table(&g[j], &l[j], v);
+			else
+				fnv_step_other(&g[j], &l[j], SL_NOT_SWAPPED);
+		}
+	}
+	for (int j = 0; j < K; j++)
+		out[j] = g[j] + l[j];
+}
+
+void sl_layout_hash16(const uint16_t *const *snap, int k, uint64_t n, uint64_t *out)
+{
+	/* every code below SL_SNAP16_NONE is an entry whose table row
+	 * sl_proc_layout_snap16() filled */
+	switch (k) {
+	case 4:
+		layout_hash16_m(snap, n, out, 4);
+		break;
+	case 3:
+		layout_hash16_m(snap, n, out, 3);
+		break;
+	case 2:
+		layout_hash16_m(snap, n, out, 2);
+		break;
+	default:
+		layout_hash16_m(snap, n, out, 1);
+		break;
+	}
 }
 
 /* P1: every swap PTE holds one reference to its slot, and (exclusive) every

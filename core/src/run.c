@@ -8,6 +8,8 @@
 #include <time.h>
 #include "swaplab/swaplab.h"
 
+#define RUN_SNAPS 4
+
 typedef struct run_ctx {
 	sl_swapset *s;
 	sl_proc *p;
@@ -17,6 +19,12 @@ typedef struct run_ctx {
 	uint64_t fail0_base;
 	uint64_t *layout;
 	int keep_layout;           /* iter_end keeps each iteration's layout in it */
+	/* without a hook that reads them at an iteration's end, the layout
+	 * hashes of RUN_SNAPS iterations are computed side by side from
+	 * snapshots (sl_layout_hash16()); defer: may do so */
+	int defer, nsnap;
+	uint16_t *snap[4];
+	int snap_it[4];
 	int it;
 	int done;                  /* iterations finished */
 	const sl_run_hooks *hooks;
@@ -36,6 +44,17 @@ static int run_check(run_ctx *c)
 	return 0;
 }
 
+/* The layout hashes of the iterations snapshotted so far. */
+static void hash_snaps(run_ctx *c)
+{
+	uint64_t h[RUN_SNAPS];
+
+	sl_layout_hash16((const uint16_t *const *)c->snap, c->nsnap, c->res->npages, h);
+	for (int j = 0; j < c->nsnap; j++)
+		c->res->iter[c->snap_it[j]].layout_hash = h[j];
+	c->nsnap = 0;
+}
+
 static void iter_end(run_ctx *c)
 {
 	const sl_proc_stats *st = sl_proc_stats_get(c->p);
@@ -49,8 +68,14 @@ static void iter_end(run_ctx *c)
 		ir->swpin[o] = st->swpin[o] - c->base.swpin[o];
 	}
 	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;
-	ir->layout_hash = sl_proc_layout_hash(c->p, c->keep_layout ? c->layout : NULL,
-					      &ir->swapped_pages);
+	if (c->defer && !sl_proc_layout_snap16(c->p, c->snap[c->nsnap], &ir->swapped_pages)) {
+		c->snap_it[c->nsnap++] = c->it - 1;
+		if (c->nsnap == RUN_SNAPS)
+			hash_snaps(c);
+	} else {
+		ir->layout_hash = sl_proc_layout_hash(c->p, c->keep_layout ? c->layout : NULL,
+						      &ir->swapped_pages);
+	}
 	ir->inuse_pages = sl_set_inuse(c->s);
 	for (int t = 0; t < c->s->nr; t++)
 		ir->dev_inuse[t] = c->s->dev[t]->inuse_pages;
@@ -163,6 +188,9 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	res->max_slots = max;
 	res->iter = calloc((size_t)p->iterations + 1, sizeof(sl_iter_result));
 	c.layout = calloc(res->npages + 1, sizeof(uint64_t));
+	for (int j = 0; j < RUN_SNAPS && c.p; j++)
+		if (!(c.snap[j] = malloc((res->npages + 1) * sizeof(uint16_t))))
+			c.p = (sl_proc_destroy(c.p), NULL);
 	if (p->metrics) {
 		res->frag = calloc((size_t)p->iterations + 1, sizeof(sl_frag_metrics));
 		if (c.s->dev[0]->nr_clusters <= SL_CMAP_MAX) {
@@ -183,10 +211,13 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	 * the run ends only at an iteration's end (a hook's verdict), where
 	 * the layout is still that iteration's. */
 	c.keep_layout = sli_tl_stop != NULL;
+	c.defer = !c.keep_layout && !(hooks && hooks->on_iter);
 	played = sl_wl_play(p, run_op, &c);
 	sli_tl_stop = outer_stop;
 	if (played < 0)
 		goto out;
+	if (c.nsnap)
+		hash_snaps(&c);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	if (played == SL_RUN_STOPPED) {
@@ -224,6 +255,8 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 	rc = played == SL_RUN_STOPPED ? SL_RUN_STOPPED : 0;
 out:
 	free(c.layout);
+	for (int j = 0; j < RUN_SNAPS; j++)
+		free(c.snap[j]);
 	sl_proc_destroy(c.p);
 	sl_swapset_destroy(c.s);
 	if (rc < 0)

@@ -366,6 +366,16 @@ uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order)
 	return set_alloc_many(s, cpu, order);
 }
 
+void sl_set_alloc_batch0(sl_swapset *s, int cpu, uint32_t n, uint64_t *out)
+{
+	if (s->nr == 1) {
+		sl_swap_alloc_batch0(s->dev[0], cpu, n, out);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = set_alloc_many(s, cpu, 0);
+}
+
 typedef struct pages_ctx {
 	int cpu, order, runs;
 	uint64_t *out;

@@ -66,3 +66,95 @@ TEST(device_checker_reports_double_allocation)
 	CHECK(!strcmp(msg, "I7: 1 slots were allocated while already owned"));
 	sl_device_destroy(d);
 }
+
+/* The state two twin devices must share after the same operations. */
+static int same_device_state(const sl_device *a, const sl_device *b)
+{
+	uint64_t slots = (uint64_t)a->nr_clusters * SL_CLUSTER;
+
+	return !memcmp(a->map, b->map, slots) &&
+	       !memcmp(a->ci, b->ci, (a->nr_clusters + SL_NR_LISTS) * sizeof(sl_cluster)) &&
+	       !memcmp(a->cursor, b->cursor,
+		       (size_t)(a->nr_cpus + 1) * SL_CURSOR_STRIDE * sizeof(uint64_t)) &&
+	       !memcmp(&a->st, &b->st, sizeof(a->st)) &&
+	       !memcmp(a->list_len, b->list_len, sizeof(a->list_len)) &&
+	       a->inuse_pages == b->inuse_pages;
+}
+
+/* sl_swap_alloc_batch0() makes exactly the n order-0 allocations that n
+ * sl_swap_alloc() calls make (policy.h alloc_batch0): on twin devices under
+ * a random churn of mixed orders, frees and the discard worker - through
+ * cursor runs, cluster ends, slow paths and failures of a full device - the
+ * same slots, maps, clusters, lists, cursors and counters, every policy and
+ * device kind. */
+TEST(device_alloc_batch0_equals_single_allocations)
+{
+	static const char *const kinds[] = { "zram", "ssd-discard", "hdd" };
+	enum { SLOTS = 12 * SL_CLUSTER - 100, STEPS = 300 };
+	static uint64_t held[SLOTS], batch[3 * SL_CLUSTER / 2];
+	static uint32_t held_nr[SLOTS];
+	char msg[256];
+
+	for (int pi = 0; sl_policies[pi]; pi++) {
+		for (size_t ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]); ki++) {
+			int ok;
+			unsigned kind = sl_device_kind(kinds[ki], &ok);
+			sl_device *a = sl_device_create(SLOTS, kind, 2, sl_policies[pi], 1, msg, sizeof(msg));
+			sl_device *b = sl_device_create(SLOTS, kind, 2, sl_policies[pi], 1, msg, sizeof(msg));
+			uint32_t nheld = 0, bad = 0;
+			sl_rng rng;
+
+			if (!a || !b) { /* a policy that does not model the kind */
+				sl_device_destroy(a);
+				sl_device_destroy(b);
+				continue;
+			}
+			sl_rng_init(&rng, SL_RNG_DEFAULT, 7 + (uint64_t)pi);
+			for (int step = 0; step < STEPS && !bad; step++) {
+				uint32_t r = sl_rng_below(&rng, 8), cpu = sl_rng_below(&rng, 2);
+				if (r < 3) {
+					/* a batch of up to a cluster and a half */
+					uint32_t n = 1 + sl_rng_below(&rng, 3 * SL_CLUSTER / 2);
+					sl_swap_alloc_batch0(b, (int)cpu, n, batch);
+					for (uint32_t i = 0; i < n; i++) {
+						uint64_t off = sl_swap_alloc(a, (int)cpu, 0);
+						bad += off != batch[i];
+						if (off && nheld < SLOTS) {
+							held[nheld] = off;
+							held_nr[nheld++] = 1;
+						}
+					}
+				} else if (r < 5) {
+					int order = (int)sl_rng_below(&rng, 5);
+					uint64_t off = sl_swap_alloc(a, (int)cpu, order);
+					bad += off != sl_swap_alloc(b, (int)cpu, order);
+					if (off && nheld < SLOTS) {
+						held[nheld] = off;
+						held_nr[nheld++] = 1u << order;
+					}
+				} else if (nheld) {
+					/* free a third of what is held, at random */
+					for (uint32_t k = nheld / 3 + 1; k && nheld; k--) {
+						uint32_t j = sl_rng_below(&rng, nheld);
+						sl_swap_put(a, (int)cpu, held[j], held_nr[j]);
+						sl_swap_put(b, (int)cpu, held[j], held_nr[j]);
+						held[j] = held[--nheld];
+						held_nr[j] = held_nr[nheld];
+					}
+					if (a->pol->tick) {
+						a->pol->tick(a);
+						b->pol->tick(b);
+					}
+				}
+				if (!same_device_state(a, b) || sl_device_check(b, msg, sizeof(msg)))
+					bad++;
+			}
+			if (bad)
+				fprintf(stderr, "  policy %s, %s: the batch differs\n", sl_policies[pi]->name,
+					kinds[ki]);
+			CHECK_EQ(bad, 0);
+			sl_device_destroy(a);
+			sl_device_destroy(b);
+		}
+	}
+}

@@ -440,3 +440,59 @@ TEST(process_layout_hash_equals_bytewise_fnv1a_on_every_device_size)
 		sl_device_destroy(d);
 	}
 }
+
+static int keep_going(void *ctx, int it, const sl_iter_result *ir)
+{
+	(void)ctx;
+	(void)it;
+	(void)ir;
+	return 0;
+}
+
+/* A run without an on_iter hook hashes its iterations' layouts four at a
+ * time from 16-bit snapshots (run.c); with one, each at its end. Both give
+ * every iteration the same hash and swapped count - on a device whose
+ * entries all fit the snapshot, on a 1 GiB one (the codes' bound below its
+ * tables' 2^16) with and without entries from 0xffff up (hashed at once),
+ * with a second device (entries above 2^48), and for a count of iterations
+ * that leaves a part batch - and the last one is the byte-wise FNV-1a of
+ * the final layout. */
+TEST(process_deferred_layout_hashes_equal_hashes_at_iteration_end)
+{
+	static const uint64_t sizes[] = { 64u << 20, 1024u << 20, 1024u << 20, 32u << 20 };
+	static const uint64_t region[] = { 60u << 20, 60u << 20, 300u << 20, 60u << 20 };
+	sl_run_hooks hooks = { .on_iter = keep_going };
+	char msg[256];
+
+	for (int k = 0; k < 4; k++) {
+		sl_wl_params wp;
+		sl_run_result a, b;
+		sl_wl_defaults(&wp, SL_WL_THP_SWAP);
+		wp.aligned_swapin = 1;
+		wp.mthp_mask = M(2) | M(4) | M(8);
+		wp.swap_bytes = sizes[k];
+		wp.region_a_bytes = region[k];
+		wp.iterations = 7;
+		if (k == 3) {
+			wp.nr_extra = 1;
+			wp.extra[0] = (struct sl_swap_spec){ .bytes = 64u << 20, .kind = SL_DEV_ZRAM,
+							     .prio = SL_PRIO_AUTO };
+		}
+		CHECK_EQ(sl_run(&wp, sl_policy_find("linux-6.18"), 0, &a, msg, sizeof(msg)), 0);
+		CHECK_EQ(sl_run_hooked(&wp, sl_policy_find("linux-6.18"), 0, &hooks, &b, msg, sizeof(msg)),
+			 0);
+		for (int i = 0; i < wp.iterations; i++) {
+			CHECK_EQ(a.iter[i].layout_hash, b.iter[i].layout_hash);
+			CHECK_EQ(a.iter[i].swapped_pages, b.iter[i].swapped_pages);
+			CHECK(a.iter[i].swapped_pages > 0);
+		}
+		CHECK_EQ(a.iter[wp.iterations - 1].layout_hash, sl_layout_hash(a.layout, a.npages));
+		uint64_t h = UINT64_C(0xcbf29ce484222325);
+		for (uint64_t i = 0; i < a.npages; i++)
+			for (int byte = 0; byte < 8; byte++)
+				h = (h ^ ((a.layout[i] >> (8 * byte)) & 0xff)) * UINT64_C(0x100000001b3);
+		CHECK_EQ(a.iter[wp.iterations - 1].layout_hash, h);
+		sl_run_result_free(&a);
+		sl_run_result_free(&b);
+	}
+}

@@ -352,6 +352,94 @@ LR_INLINE uint64_t lrm_folio_alloc_swap(sl_device *d, int cpu, int order, int wi
 	return off;
 }
 
+/* The order-0 calls of folio_alloc_swap() that swap_alloc_fast() serves
+ * from this CPU's cursor cluster, taken in one loop (deterministic mode):
+ * up to n of them, each the slot lrm_swap_alloc_fast() and
+ * lrm_alloc_swap_scan_cluster() would give it. Stops before the first call
+ * the cursor cluster would not serve, leaving it to the caller's full path.
+ * What those calls would do per slot and nobody reads in between - the
+ * count, the usage, relocate_cluster() (the first call moves the cluster
+ * to frag[0], later ones only to the full list once it fills, which ends
+ * the run), the cursor and its device - is done once at the end, to the
+ * state the last call would leave. Returns how many it made (their slots
+ * in out[]). */
+LR_INLINE uint32_t lrm_alloc_fast_run0(sl_device *d, int cpu, uint32_t n, uint64_t *out,
+				       int with_table)
+{
+	uint64_t *cur = sli_cursor(d, cpu, 0), off = *cur, next = 0;
+	uint32_t i = 0, c, cnt;
+
+	if (!off || !(d->flags & SL_DEV_SOLIDSTATE))
+		return 0;
+	c = sli_cluster_of(off);
+	sl_cluster *ci = &d->ci[c];
+	if (!lrm_cluster_is_usable(ci, 0, with_table) || ci->count >= SL_CLUSTER)
+		return 0;
+	/* the locks each call takes (only tracked under SL_DEBUG here) */
+	sl_local_lock_m(0, d, cpu);
+	sl_ci_lock_m(0, d, c);
+	if (ci->count == 0)
+		off = sli_cluster_offset(c);
+	uint64_t end = sli_cluster_offset(c) + SL_CLUSTER;
+	if (end > d->max)
+		end = d->max;
+	end -= 1; /* last start */
+	cnt = ci->count;
+	while (i < n) {
+		uint64_t found = sli_find_free(d, off, end + 1);
+		if (found > end) {
+			next = off; /* the full path scans in vain, then goes slow */
+			break;
+		}
+		/* cluster_alloc_range() of one slot, its count below */
+		SL_ASSERT(d->map[found] == SL_SLOT_FREE);
+		d->map[found] = 1;
+		if (d->shadow) {
+			if (d->shadow[found])
+				d->shadow_errors++;
+			d->shadow[found] = 1;
+		}
+		out[i++] = found;
+		next = ++cnt < SL_CLUSTER && found + 1 <= end ? found + 1 : 0;
+		if (!next)
+			break; /* the next call finds no cursor */
+		/* the cluster is on frag[0] now (count above 0), so still usable
+		 * for the next call, which continues at the cursor */
+		off = next;
+	}
+	if (i) {
+		if (ci->count == 0)
+			ci->order = 0;
+		sli_inuse_add_m(d, cnt - ci->count, 0);
+		ci->count = (uint16_t)cnt;
+		lrm_relocate_cluster(d, c, 0);
+	}
+	sl_ci_unlock_m(0, d, c);
+	sl_local_unlock_m(0, d, cpu);
+	if (!i)
+		return 0;
+	*cur = next;
+	if (d->set)
+		d->set->pcp_si[cpu * SL_NR_ORDERS] = (int8_t)d->type;
+	sli_stats_m(d, 0)->alloc_fast[0] += i;
+	return i;
+}
+
+/* n order-0 calls of the policy's alloc (`one`, the whole folio_alloc_swap()
+ * of the generation) in turn, deterministic mode: the runs the cursor
+ * cluster serves in one loop, every other call through `one`. */
+LR_INLINE void lrm_alloc_batch0(sl_device *d, int cpu, uint32_t n, uint64_t *out, int with_table,
+				uint64_t (*one)(sl_device *, int, int))
+{
+	for (uint32_t i = 0; i < n;) {
+		i += lrm_alloc_fast_run0(d, cpu, n - i, out + i, with_table);
+		if (i < n) {
+			out[i] = one(d, cpu, 0);
+			i++;
+		}
+	}
+}
+
 /* swap_do_scheduled_discard() - 6.14..6.18. */
 LR_COLD uint32_t lrm_swap_do_scheduled_discard(sl_device *d, const int conc)
 {

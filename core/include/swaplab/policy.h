@@ -37,6 +37,13 @@
  * A policy with none of them (the baselines) gets one device after another
  * in priority order, large folios only the first.
  *
+ * alloc_batch0 (optional, deterministic builds only): n order-0 allocations
+ *          in one call, exactly as n calls of alloc(d, cpu, 0) in turn make
+ *          them (out[i] the i-th call's slot, 0 where it failed); the device
+ *          counts them as it counts alloc's (sl_swap_alloc_batch0()). A
+ *          caller with n allocations and nothing between them saves the
+ *          calls' layers; without it the device makes the n calls.
+ *
  * alloc_pages (optional, the noncontig reference): a folio's slots need not
  * be contiguous, as under a virtual swap layer. It fills out[0 .. 2^order)
  * with one slot per page (swap count 1 each, every run of them naturally
@@ -107,6 +114,7 @@ typedef struct sl_policy {
 	uint64_t (*alloc_slow)(sl_device *d, int cpu, int order);
 	uint32_t (*sync_discard)(sl_device *d);
 	int (*alloc_pages)(sl_device *d, int cpu, int order, uint64_t *out);
+	void (*alloc_batch0)(sl_device *d, int cpu, uint32_t n, uint64_t *out);
 	/* <= 6.13: the same generation on a rotational device, which has no
 	 * cluster_info and so another allocator (scan_hdd.h); the device
 	 * takes this table at creation. */

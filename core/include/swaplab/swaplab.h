@@ -33,6 +33,9 @@ void sl_device_destroy(sl_device *d);
 
 /* folio_alloc_swap(): 2^order slots for `cpu`, or 0 on failure. */
 uint64_t sl_swap_alloc(sl_device *d, int cpu, int order);
+/* n order-0 calls of sl_swap_alloc() in turn, in one call: out[i] the i-th
+ * one's slot or 0 (through the policy's alloc_batch0 where it has one). */
+void sl_swap_alloc_batch0(sl_device *d, int cpu, uint32_t n, uint64_t *out);
 /* The same through the policy's alloc_pages (policy.h): one slot per page
  * in out[0 .. 2^order), not necessarily contiguous; returns the number of
  * runs of consecutive slots, or 0 on failure (or without alloc_pages). */
@@ -101,6 +104,8 @@ sl_swapset *sl_swapset_create(sl_device *const *dev, const int *prio, int n, int
 void sl_swapset_destroy(sl_swapset *s);
 /* folio_alloc_swap() over the devices: the entry, or 0 on failure. */
 uint64_t sl_set_alloc(sl_swapset *s, int cpu, int order);
+/* n order-0 calls of sl_set_alloc() in turn: out[i] the i-th one's entry or 0. */
+void sl_set_alloc_batch0(sl_swapset *s, int cpu, uint32_t n, uint64_t *out);
 /* sl_swap_alloc_pages() over the devices: entries in out[], the number of
  * runs, or 0; a large folio tries the first device only. */
 int sl_set_alloc_pages(sl_swapset *s, int cpu, int order, uint64_t *out);
@@ -290,6 +295,17 @@ uint64_t sl_layout_hash(const uint64_t *layout, uint64_t n);
 /* sl_proc_layout() and sl_layout_hash() of it in one pass; *swapped: the
  * pages that are swapped out. */
 uint64_t sl_proc_layout_hash(const sl_proc *p, uint64_t *out, uint64_t *swapped);
+/* The layout as 16-bit codes, for hashing later (sl_layout_hash16()): a
+ * swap entry below the hash tables' bound as itself, a page not swapped
+ * out as SL_SNAP16_NONE. Returns 0, or -1 where an entry fits neither (the
+ * codes are then incomplete: hash that layout with sl_proc_layout_hash()).
+ * *swapped: the pages that are swapped out. */
+#define SL_SNAP16_NONE 0xFFFFu
+int sl_proc_layout_snap16(const sl_proc *p, uint16_t *out, uint64_t *swapped);
+/* The layout hash of k (1..4) such snapshots of n codes each, side by side
+ * (their FNV-1a chains are independent): out[j] = sl_layout_hash() of the
+ * layout snap[j] codes. */
+void sl_layout_hash16(const uint16_t *const *snap, int k, uint64_t n, uint64_t *out);
 
 /* ------------------------------------------------------------------ metrics */
 
