@@ -280,37 +280,3 @@ TEST(swapcache_zram_bypasses_it_hdd_reads_one_page)
 	SFX_CHECK(&f);
 	sfx_fini(&f);
 }
-
-/* The runner on ssd: every policy and workload ends with no slot in use,
- * the invariants (P3 included) hold at every phase and exit, and a re-read
- * pass reads ahead and finds what it read. */
-TEST(swapcache_runs_on_ssd_end_with_no_slot_in_use_on_every_policy)
-{
-	for (int i = 0; sl_policies[i]; i++) {
-		for (int k = 0; k < SL_NR_RWL; k++) {
-			sl_rwl_params p;
-			sl_rrun_result r;
-			char msg[256];
-			sl_rwl_defaults(&p, k);
-			p.device = SSD;
-			p.nr_procs = k == SL_RWL_USEMEM ? 3 : 2;
-			p.proc_pages = 2048;
-			p.wss_pages = 2048;
-			p.accesses = 3000;
-			p.limit_pages = 2048;
-			p.jobs = 3;
-			p.generations = 2;
-			p.size_median_pages = 1024;
-			p.swap_bytes = 64u << 20;
-			p.mthp_mask = 1u << 4;
-			int rc = sl_rrun(&p, sl_policies[i], NULL, 1, &r, msg, sizeof(msg));
-			if (rc)
-				fprintf(stderr, "  %s %s: %s\n", sl_policies[i]->name, sl_rwl_name(k), msg);
-			CHECK_EQ(rc, 0);
-			CHECK_EQ(r.inuse_end, 0);
-			CHECK_EQ(r.swpin[4], 0);   /* order 0 only */
-			if (k == SL_RWL_USEMEM)
-				CHECK(r.swap_ra > 0 && r.swap_ra_hit > 0 && r.swapcache_clean > 0);
-		}
-	}
-}
