@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <pthread.h>
 #include "swaplab/swaplab.h"
+#include "swaplab/swap_ra.h"
 #include "swaplab/debug.h"
 #include "swaplab/rmap.h"
 
@@ -95,6 +96,12 @@ struct sl_proc {
 	const sl_proc_hooks *rmap_hk; /* with rmap: the caller's hooks, behind
 				      proc_rmap_hooks */
 	void *rmap_hctx;
+	/* the swap cache of a device without SWP_SYNCHRONOUS_IO (with hooks
+	 * only; NULL otherwise, docs/reclaim.md S1-S6): */
+	uint64_t *swc;             /* [folio id] the swap entry it holds in the swap cache, 0: none */
+	uint8_t *swra;             /* [folio id] PG_readahead */
+	uint32_t *rac[SL_MAX_REGIONS]; /* [page] the unmapped swap-cache folio of its swap PTE */
+	sl_swap_ra ra[SL_MAX_REGIONS]; /* vma->swap_readahead_info */
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
@@ -206,6 +213,7 @@ void sl_proc_destroy(sl_proc *p)
 		if (p->rmap && p->reg[r].pte) /* exit: its swap PTEs go */
 			sl_rmap_forget_ptes(p->s, p->reg[r].pte, p->reg[r].spec.npages);
 		free(p->young[r]);
+		free(p->rac[r]);
 		free(p->reg[r].pte);
 		free(p->reg[r].pmd);
 		free(p->reg[r].data);
@@ -215,6 +223,8 @@ void sl_proc_destroy(sl_proc *p)
 	free(p->freeid);
 	free(p->queue);
 	free(p->pages);
+	free(p->swc);
+	free(p->swra);
 	sl_swapset_destroy(p->own);
 	free(p);
 }
@@ -521,13 +531,201 @@ static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, ui
 	return 0;
 }
 
+/* ---- the swap cache of a device without SWP_SYNCHRONOUS_IO (6.18; with
+ * hooks only: docs/reclaim.md S1-S6, W1-W3). Such a swap-in reads order-0
+ * folios into the swap cache, the faulting page's and those of the
+ * readahead window; a folio keeps its slot while it stays there. The
+ * model's one count on a slot stands for every reference the process
+ * holds: its swap PTE's, the swap cache's, or both. */
+
+/* The virtual page number of page pg: the region sits at 2 MiB (any
+ * nonzero, 2 MiB-aligned base gives the same windows). */
+static uint64_t swc_vpn(const region *rg, uint64_t pg)
+{
+	return PMD_PAGES + rg->spec.pgoff + pg;
+}
+
+/* swap_cache_alloc_folio() + swap_read_folio() - 6.18: a new order-0
+ * folio for page pg's swap entry, charged first (GFP_HIGHUSER_MOVABLE:
+ * it may reclaim), added to the swap cache and the LRU, read (counted as
+ * a swap-in: pswpin); PG_readahead unless it is the faulting page. */
+static uint32_t swc_read(sl_proc *p, int r, uint32_t pg, int ra)
+{
+	region *rg = &p->reg[r];
+	uint32_t id;
+
+	proc_charge(p, 0);
+	SL_ASSERT(is_swap(rg->pte[pg]) && !p->rac[r][pg]);
+	id = p->nfree ? p->freeid[--p->nfree] : p->nf++;
+	p->f[id] = (folio){ .head = pg, .mapped = 0, .region = (uint8_t)r, .order = 0, .live = 1 };
+	p->swc[id] = pte_val(rg->pte[pg]);
+	p->swra[id] = (uint8_t)ra;
+	p->rac[r][pg] = id;
+	p->st.swpin[0]++;
+	p->st.swap_ra += ra != 0;
+	if (p->hk)
+		p->hk->mapped(p->hctx, p, id, 0);
+	return id;
+}
+
+/* A swap-cache folio leaves the swap cache and is freed (its slot stays
+ * with the swap PTE, or is put by the caller). */
+static void swc_drop(sl_proc *p, uint32_t id)
+{
+	folio *f = &p->f[id];
+
+	if (!f->mapped)
+		p->rac[f->region][f->head] = 0;
+	p->swc[id] = 0;
+	p->swra[id] = 0;
+	folio_release(p, id);
+}
+
+/* swap_vma_readahead() - 6.18: every page of the window whose PTE is a swap
+ * entry not in the swap cache is read, in address order, then the CPU's LRU
+ * batch is drained; the faulting page's folio is read last if it is not
+ * there (a window of 1, or reclaim took it meanwhile). Returns its id. */
+static uint32_t swapin_readahead(sl_proc *p, int r, uint32_t pg)
+{
+	region *rg = &p->reg[r];
+	uint64_t s, e, base = swc_vpn(rg, 0);
+	unsigned win = 1;
+
+	/* a rotational device turns VMA readahead off (swap_use_vma_readahead())
+	 * for swap_cluster_readahead(), which is not modelled yet: the faulting
+	 * page alone is read */
+	if (sl_set_dev(p->s, pte_val(rg->pte[pg]))->flags & SL_DEV_SOLIDSTATE)
+		win = sl_swap_vma_ra_win(&p->ra[r], swc_vpn(rg, pg), base, swc_vpn(rg, rg->spec.npages),
+					 &s, &e);
+
+	if (win > 1) {
+		for (uint64_t a = s; a < e; a++) {
+			uint32_t j = (uint32_t)(a - base);
+			if (is_swap(rg->pte[j]) && !p->rac[r][j])
+				swc_read(p, r, j, j != pg);
+		}
+		if (p->hk && p->hk->drain)
+			p->hk->drain(p->hctx, p, 0);
+	}
+	return p->rac[r][pg] ? p->rac[r][pg] : swc_read(p, r, pg, 0);
+}
+
+/* do_swap_page() - 6.18 without SWP_SYNCHRONOUS_IO: the folio from the swap
+ * cache (a readahead hit updates the VMA's readahead state) or from
+ * swapin_readahead(); mapped, the PTE's reference dropped (swap_free_nr);
+ * then should_try_to_free_swap(): a write fault (the folio's only
+ * references are the cache's and the fault's, after draining the CPU's
+ * LRU batch when the folio waits there) or vm_swap_full() frees the swap
+ * cache and the slot (folio_free_swap()). A read fault maps the folio
+ * writable but clean and leaves it in the swap cache with its slot; from
+ * then on data[pg] is its PTE's dirty bit (no other use: an order-0 folio
+ * is never split). */
+static __attribute__((noinline)) uint32_t fault_swap_cache(sl_proc *p, int r, uint32_t pg,
+							   int write)
+{
+	region *rg = &p->reg[r];
+	uint64_t e = pte_val(rg->pte[pg]);
+	uint32_t id = p->rac[r][pg];
+
+	if (id) {
+		sl_swap_update_readahead(&p->ra[r], swc_vpn(rg, pg), p->swra[id]);
+		p->st.swap_ra_hit += p->swra[id];
+		p->swra[id] = 0;
+	} else {
+		id = swapin_readahead(p, r, pg);
+	}
+	p->rac[r][pg] = 0;
+	p->f[id].mapped = 1;
+	rg->pte[pg] = PTE_PRESENT | id;
+	rg->pmd[pmd_index(rg, pg)] = PMD_TABLE;
+	if (write && p->hk && p->hk->drain)
+		p->hk->drain(p->hctx, p, id);
+	if (write || sl_vm_swap_full(sl_set_dev(p->s, e))) {
+		p->swc[id] = 0;
+		sl_set_put(p->s, p->cpu, e, 1);
+	} else {
+		rg->data[pg] = 0;
+	}
+	return pg + 1;
+}
+
+/* shrink_folio_list() - 6.18 for a folio already in the swap cache: no
+ * folio_alloc_swap(); try_to_unmap() gives its PTE the folio's entry again;
+ * a dirty folio is written to that slot (a swap-out of its size), a clean
+ * one is not; then __remove_mapping() drops it from the swap cache and
+ * frees it. An unmapped readahead folio is freed the same way. */
+static uint32_t swc_reclaim(sl_proc *p, uint32_t id)
+{
+	folio *f = &p->f[id];
+	region *rg = &p->reg[f->region];
+
+	SL_ASSERT(f->live && f->order == 0);
+	if (f->mapped) {
+		rg->pte[f->head] = PTE_SWAP | p->swc[id];
+		f->mapped = 0;
+		if (rg->data[f->head]) {
+			p->st.swpout[0]++;
+			swc_drop(p, id);
+			return 0;
+		}
+	}
+	p->st.swapcache_clean++;
+	swc_drop(p, id);
+	return 1;
+}
+
+/* activate_locked in shrink_folio_list() - 6.18: a folio in the swap cache
+ * that is activated gives its slot back when vm_swap_full()
+ * (folio_free_swap(): only a folio no swap PTE refers to). */
+void sl_proc_activate_swapcache(sl_proc *p, uint32_t id)
+{
+	if (p->swc && p->swc[id] && p->f[id].mapped && sl_vm_swap_full(sl_set_dev(p->s, p->swc[id]))) {
+		sl_set_put(p->s, p->cpu, p->swc[id], 1);
+		p->swc[id] = 0;
+	}
+}
+
+uint32_t sl_proc_page_folio(const sl_proc *p, int r, uint64_t pg)
+{
+	uint64_t pte = p->reg[r].pte[pg];
+
+	if (is_present(pte))
+		return (uint32_t)pte_val(pte);
+	return p->swc && is_swap(pte) ? p->rac[r][pg] : 0;
+}
+
+/* Allocates the swap cache's state when a device of the set lacks
+ * SWP_SYNCHRONOUS_IO. 0 or -1 (memory). */
+static int swc_init(sl_proc *p)
+{
+	int async = 0;
+
+	for (int t = 0; t < p->s->nr; t++)
+		async |= !(p->s->dev[t]->flags & SL_DEV_SYNCIO);
+	if (!async || p->swc)
+		return 0;
+	p->swc = calloc(p->fcap, sizeof(uint64_t));
+	p->swra = calloc(p->fcap, 1);
+	if (!p->swc || !p->swra)
+		return -1;
+	for (int r = 0; r < p->nreg; r++)
+		if (!(p->rac[r] = calloc(p->reg[r].spec.npages, sizeof(uint32_t))))
+			return -1;
+	return 0;
+}
+
 /* do_swap_page() - 6.18 (above): the common order-0 path inline. */
-static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int r, uint32_t pg)
+static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int r, uint32_t pg,
+								  const int write, const int hooked)
 {
 	region *rg = &p->reg[r];
 	uint64_t off = pte_val(rg->pte[pg]);
 
 	SL_ASSERT(is_swap(rg->pte[pg]));
+	/* only a process with hooks (reclaim) has a swap cache: hooked is a
+	 * constant 0 where the caller knows there are none */
+	if (hooked && p->swc)
+		return fault_swap_cache(p, r, pg, write);
 	if (rg->swapin_orders) {
 		int k = SL_PMD_ORDER - 1;
 		/* without swo only an order whose low bits of offset and address
@@ -566,7 +764,7 @@ static inline __attribute__((always_inline)) void touch_range(sl_proc *p, int r,
 		if (!pte) {
 			next = fault_anon(p, r, (uint32_t)i);
 		} else if (is_swap(pte)) {
-			next = fault_swap(p, r, (uint32_t)i);
+			next = fault_swap(p, r, (uint32_t)i, 1, young != NULL);
 		} else if (pte == PTE_ZERO) {
 			/* do_wp_page() on the zero page: a fresh order-0 folio */
 			proc_charge(p, 0);
@@ -608,7 +806,7 @@ void sl_proc_read(sl_proc *p, int r, uint64_t first, uint64_t n)
 		if (!pte)
 			rg->pte[i] = PTE_ZERO;
 		else if (is_swap(pte))
-			fault_swap(p, r, (uint32_t)i);
+			fault_swap(p, r, (uint32_t)i, 0, 1);
 		if (p->young[r])
 			p->young[r][i] = 1;
 	}
@@ -651,8 +849,16 @@ int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 	for (int r = 0; r < p->nreg; r++)
 		if (!p->young[r] && !(p->young[r] = calloc(p->reg[r].spec.npages, 1)))
 			return -1;
+	if (swc_init(p))
+		return -1;
 	p->hk = hk;
 	p->hctx = ctx;
+	/* The model's swap cache (device without SWP_SYNCHRONOUS_IO) holds
+	 * entries the reverse map does not follow (a read-fault folio keeps
+	 * its slot, swc_reclaim() gives a PTE its old entry back): this
+	 * process's slots are never noted, so never moved. */
+	if (p->swc)
+		p->rmap = 0;
 	if (p->rmap && hk) {
 		p->rmap_hk = hk;
 		p->rmap_hctx = ctx;
@@ -695,11 +901,52 @@ static void unmap_page(sl_proc *p, region *rg, uint32_t pg)
 		folio_release(p, id);
 }
 
+static inline __attribute__((always_inline)) void zap_range(sl_proc *p, int r, uint64_t first,
+							     uint64_t n);
+
+/* zap_range() with a swap cache (S6): a swap PTE's unmapped swap-cache
+ * folio is freed with the entry (free_swap_and_cache_nr()), and the
+ * swap-cache folios the zap unmaps free their slots after it, when the
+ * gathered folios are freed (free_pages_and_swap_cache() ->
+ * free_swap_cache()). */
+static __attribute__((noinline)) void swc_zap(sl_proc *p, int r, uint64_t first, uint64_t n)
+{
+	region *rg = &p->reg[r];
+	uint64_t *put = malloc(n * sizeof(*put)), nput = 0;
+
+	for (uint64_t i = first; i < first + n; i++) {
+		uint64_t pte = rg->pte[i];
+		uint32_t id = is_present(pte) ? (uint32_t)pte_val(pte) : 0;
+		if (p->rac[r][i]) {
+			swc_drop(p, p->rac[r][i]);
+		} else if (id && p->swc[id]) {
+			SL_ASSERT(put);
+			put[nput++] = p->swc[id];
+			p->swc[id] = 0;
+		}
+	}
+	zap_range(p, r, first, n);
+	for (uint64_t k = 0; k < nput; k++)
+		sl_set_put(p->s, p->cpu, put[k], 1);
+	free(put);
+}
+
+/* zap_pte_range() for MADV_DONTNEED, munmap and exit - 6.18 (zap_range()):
+ * with a swap cache, swc_zap(). */
+void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
+{
+	if (__builtin_expect(p->swc != NULL, 0))
+		swc_zap(p, r, first, n);
+	else
+		zap_range(p, r, first, n);
+}
+
 /* zap_pte_range() for MADV_DONTNEED - 6.18: pages in address order; runs of
  * swap entries with consecutive offsets (swap_pte_batch(), inside one page
  * table) are put as one range (free_swap_and_cache_nr()). A PMD-mapped THP
  * is dropped whole when the range covers it, else its PMD is split. */
-void sl_proc_dontneed(sl_proc *p, int r, uint64_t first, uint64_t n)
+static inline __attribute__((always_inline)) void zap_range(sl_proc *p, int r, uint64_t first,
+							     uint64_t n)
 {
 	region *rg = &p->reg[r];
 	uint64_t end = first + n;
@@ -971,16 +1218,20 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 /* shrink_folio_list()'s swap-out of one isolated folio (reclaim.c) by the
  * reclaiming task on `cpu`: the MADV_PAGEOUT path's reclaim_folio(), slots
  * taken from that CPU's cursors. */
-void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu)
+uint32_t sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu)
 {
 	int own = p->cpu, r = p->f[id].region;
 	uint64_t head = p->f[id].head, nr = UINT64_C(1) << p->f[id].order;
+
+	if (p->swc && p->swc[id])
+		return swc_reclaim(p, id);
 
 	p->cpu = cpu;
 	reclaim_folio(p, id);
 	p->cpu = own;
 	if (p->rmap)
 		proc_rmap_note(p, r, head, head + nr);
+	return 0;
 }
 
 static void queue_folio(sl_proc *p, uint32_t *nq, uint32_t id)
@@ -1358,6 +1609,35 @@ void sl_layout_hash16(const uint16_t *const *snap, int k, uint64_t n, uint64_t *
 /* P1: every swap PTE holds one reference to its slot, and (exclusive) every
  * reference belongs to a PTE; P2: every live folio's mapped count equals
  * the PTEs that map it. */
+/* P3: a swap-cache folio is live and order 0; mapped, it holds its slot's
+ * reference (counted into refs); unmapped (read ahead), it is the one its
+ * page's swap PTE names, which holds the reference; every page's cached
+ * folio is such a one. */
+static int swc_check(const sl_proc *p, uint8_t **refs, char *msg, size_t len)
+{
+	for (uint32_t id = 1; id < p->nf; id++) {
+		uint64_t e = p->swc[id];
+		const folio *f = &p->f[id];
+		if (!e)
+			continue;
+		const region *rg = &p->reg[f->region];
+		if (!f->live || f->order)
+			return snprintf(msg, len, "P3: swap-cache folio %u is dead or large", id), -1;
+		if (f->mapped)
+			refs[sl_entry_type(e)][sl_entry_off(e)]++;
+		else if (rg->pte[f->head] != (PTE_SWAP | e) || p->rac[f->region][f->head] != id)
+			return snprintf(msg, len, "P3: unmapped swap-cache folio %u is not its page's", id), -1;
+	}
+	for (int r = 0; r < p->nreg; r++)
+		for (uint64_t i = 0; i < p->reg[r].spec.npages; i++) {
+			uint32_t id = p->rac[r][i];
+			if (id && (id >= p->nf || !p->swc[id] || p->f[id].head != i || p->f[id].mapped))
+				return snprintf(msg, len, "P3: page %llu names swap-cache folio %u wrongly",
+						(unsigned long long)i, id), -1;
+		}
+	return 0;
+}
+
 int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 {
 	const sl_swapset *set = p->s;
@@ -1388,7 +1668,8 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 					rc = -1;
 					break;
 				}
-				if (set->dev[t]->rmap && sl_rmap_pte(set->dev[t], off) != &rg->pte[i]) {
+				if (p->rmap && set->dev[t]->rmap &&
+				    sl_rmap_pte(set->dev[t], off) != &rg->pte[i]) {
 					snprintf(msg, len, "R2: region %d page %llu holds slot %llu, "
 						 "the reverse map does not name it", r,
 						 (unsigned long long)i, (unsigned long long)e);
@@ -1407,6 +1688,8 @@ int sl_proc_check(const sl_proc *p, int exclusive, char *msg, size_t len)
 			}
 		}
 	}
+	if (p->swc && !rc)
+		rc = swc_check(p, refs, msg, len);
 	for (int t = 0; t < set->nr && !rc; t++) {
 		const sl_device *d = set->dev[t];
 		uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;

@@ -351,7 +351,18 @@ static void hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
 	}
 }
 
-static const sl_proc_hooks memcg_hooks = { hk_charge, hk_mapped, hk_freed, hk_split };
+/* lru_add_drain() after swap readahead, or before a write fault maps a
+ * swap-cache folio still in the CPU's batch (do_swap_page() - 6.18). */
+static void hk_drain(void *ctx, sl_proc *p, uint32_t id)
+{
+	mproc *mp = ctx;
+	(void)p;
+
+	if (!id || mp->node[id].list == L_BATCH)
+		lru_add_drain(mp->m);
+}
+
+static const sl_proc_hooks memcg_hooks = { hk_charge, hk_mapped, hk_freed, hk_split, hk_drain };
 
 /* __memcg_kmem_charge_page() - 6.18: a __GFP_ACCOUNT page (a page table:
  * GFP_PGTABLE_USER) charges the group through try_charge_memcg() with
@@ -534,6 +545,7 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 		lnode *nd = N(m, h);
 		int ref = folio_check_references(m, h);
 		if (ref == FOLIOREF_ACTIVATE) {
+			sl_proc_activate_swapcache(m->proc[h >> 32]->p, (uint32_t)h);
 			lru_add_head(m, L_ACTIVE, h);
 			m->st.pgactivate += nd->nr;
 			continue;
@@ -543,11 +555,11 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 			continue;
 		}
 		mproc *mp = m->proc[h >> 32];
-		uint64_t before = m->usage;
+		uint64_t before = m->usage, clean;
 		m->nborn = 0;
 		m->born[m->nborn++] = h;
 		m->reclaiming = 1;
-		sl_proc_reclaim_folio(mp->p, (uint32_t)h, m->cpu);
+		clean = sl_proc_reclaim_folio(mp->p, (uint32_t)h, m->cpu);
 		m->reclaiming = 0;
 		/* pages whose folio got no slot stay resident: activate_locked */
 		for (uint32_t j = 0; j < m->nborn; j++) {
@@ -559,7 +571,8 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 		}
 		uint64_t got = before - m->usage;
 		freed += got;
-		*nr_pageout += got;
+		/* a clean swap-cache folio is freed without pageout() */
+		*nr_pageout += got - clean;
 	}
 	return freed;
 }
@@ -844,6 +857,9 @@ static void add_stats(sl_rrun_result *r, const sl_proc_stats *st)
 	r->alloc_fail0 += st->alloc_fail0;
 	r->zero_remapped += st->zero_remapped;
 	r->zero_transient += st->zero_transient;
+	r->swap_ra += st->swap_ra;
+	r->swap_ra_hit += st->swap_ra_hit;
+	r->swapcache_clean += st->swapcache_clean;
 }
 
 static int rr_check(rrun *c)

@@ -847,7 +847,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	return Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
-		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
 		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
@@ -880,6 +880,9 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"checks", (unsigned long long)r.checks,
 		"lock_waits", (unsigned long long)r.lock_waits,
 		"ops", (unsigned long long)r.ops,
+		"swap_ra", (unsigned long long)r.swap_ra,
+		"swap_ra_hit", (unsigned long long)r.swap_ra_hit,
+		"swapcache_clean", (unsigned long long)r.swapcache_clean,
 		"sys_seconds", r.sys_seconds,
 		"seconds", r.seconds,
 		"params", params, "cost", costd);

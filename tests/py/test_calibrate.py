@@ -33,8 +33,67 @@ def test_stream_counts_are_the_models_for_the_same_stream():
     argv = ["usemem", "--procs", "2", "--size", "16M", "--limit", "16M", "--reread", "0",
             "--swap-size", "64M", "--mthp", "none", "-q"]
     # START, MMAP, 64 touches of 64 pages, EXIT per process
-    assert C.stream_counts(argv + ["--cpus", "2"]) == {"ops": 2 * 67, "contended": 1.0}
-    assert C.stream_counts(argv + ["--cpus", "1"]) == {"ops": 2 * 67, "contended": 0.0}
+    assert C.stream_counts(argv + ["--cpus", "2"]) == {"ops": 2 * 67, "procs": 2, "contended": 1.0}
+    assert C.stream_counts(argv + ["--cpus", "1"]) == {"ops": 2 * 67, "procs": 2, "contended": 0.0}
+
+
+def _calibration():
+    with open(os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json")) as f:
+        return json.load(f)
+
+
+def test_kernel_side_prediction_of_a_model_run_is_the_models_own():
+    """The harness's predict_sys applied to a model result's counts, with
+    the same stream's ops, processes and contended share, gives the
+    model's sl_cost_predict: the two sides use the same terms (the
+    calibrated op, proc and lock_wait included)."""
+    from swaplab import reclaim as model
+    from swaplab.kernel import reclaim as R
+    cost = _calibration()["sl_cost_model"]
+    assert cost["op"] > 0 and cost["lock_wait"] > 0
+    cost = dict(cost, proc=1000.0)  # the fit's proc is 0: give the term a weight
+    for argv in (["usemem", "--procs", "3", "--cpus", "2", "--size", "8M", "--limit", "12M", "--reread", "1"],
+                 ["build", "--jobs", "3", "--generations", "2", "--limit", "16M", "--size-median", "6M",
+                  "--mthp", "16K,64K,2M"]):
+        prm, preset = model.params_from_args(model.build_parser().parse_args(argv + ["-q"]))
+        res = model.run_reclaim(prm, "linux-6.18", 0, {k: v for k, v in cost.items() if k != "name"}, preset)
+        st = R.stream_counts(res["params"])
+        assert st["procs"] == res["processes"] and st["ops"] == res["cost"]["ops"]
+        assert R.predict_sys(cost, res, st) == pytest.approx(res["cost"]["predicted_sys_seconds"], abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["f12/usemem-1x32M-16M-64K-reread1.json", "f12/usemem-4x16M-32M-64K-cpus1.json",
+                                  "f12/usemem-4x16M-32M-64K-cpus2.json", "f13/usemem-1x48M-16M-4K-reread0.json"])
+def test_kernel_side_prediction_of_stored_runs_is_the_calibration_fit(name):
+    """On stored kernel runs (docs/data), the harness's prediction with the
+    calibrated costs equals the fit's own prediction from the same counts
+    (calibrate.features: the op and lock features included): the kernel
+    side predicts with what was fitted."""
+    from swaplab.kernel import reclaim as R
+    cal = _calibration()
+    with open(os.path.join(ROOT, "docs", "data", name)) as f:
+        res = json.load(f)
+    st = R.stream_counts(res["params"])
+    feat = C.features(dict(C.raw_counts(res), stream=st))
+    fit = sum(cal["coefficients"][k] * feat[k] for k in C.FEATURES)
+    assert R.predict_sys(cal["sl_cost_model"], res, st) == pytest.approx(fit, rel=1e-5)
+
+
+def test_kernel_side_prediction_counts_contention_and_operations():
+    """Four usemem processes on two CPUs (kernel run, docs/data/f12): every
+    swap event is contended; the prediction is 0.238 s against 0.260 s
+    measured, where the terms without operations and contention give
+    0.124 s."""
+    from swaplab.kernel import reclaim as R
+    cost = _calibration()["sl_cost_model"]
+    with open(os.path.join(ROOT, "docs", "data", "f12", "usemem-4x16M-32M-64K-cpus2.json")) as f:
+        res = json.load(f)
+    st = R.stream_counts(res["params"])
+    assert st == {"ops": 524, "procs": 4, "contended": 1.0}
+    assert R.predict_sys(cost, res, st) == pytest.approx(0.238267, abs=1e-6)
+    bare = R.predict_sys(cost, res, {"ops": 0, "procs": 0, "contended": 0.0})
+    assert bare == pytest.approx(0.1235, abs=1e-4)
+    assert res["time"]["sys_seconds"] == pytest.approx(0.260294)
 
 
 def test_order0_faults_never_negative():

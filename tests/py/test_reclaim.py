@@ -164,3 +164,22 @@ def test_a_pmd_fault_costs_fault_pmd_folio_in_place_of_its_folio_and_512_pages()
     assert small["cost"]["predicted_sys_seconds"] == pytest.approx(want, rel=1e-9)
     d = _core.cost_default()
     assert d["fault_pmd_folio"] == d["fault_folio"] + 512 * d["fault_page"]
+
+
+def test_ssd_swaps_in_through_the_swap_cache_zram_bypasses_it(cli):
+    """docs/reclaim.md S1-S4: on ssd a re-read pass reads ahead (order 0
+    only), finds what it read, and reclaims the clean folios unwritten, so
+    it swaps out fewer pages than zram; zram's swap_cache counts are zero."""
+    prm, _ = base_params("usemem")
+    prm.update(nr_procs=2, proc_pages=4096, limit_pages=4096, reread_passes=1, seed=1)
+    z = run_reclaim(dict(prm, device="zram"), check=1)
+    s = run_reclaim(dict(prm, device="ssd"), check=1)
+    assert z["swap_cache"] == {"readahead": 0, "readahead_hits": 0, "clean_reclaimed": 0}
+    sc = s["swap_cache"]
+    assert sc["readahead"] > 0 and sc["readahead_hits"] > 0 and sc["clean_reclaimed"] > 0
+    assert all(v["swpin"] == 0 for kb, v in s["sizes"].items() if kb != "4")
+    assert s["pages"]["swapped_out"] < z["pages"]["swapped_out"]
+    assert s["slots_in_use_at_end"] == 0
+    out = cli("run", "usemem", "--device", "ssd", "--procs", "2", "--size", "16M", "--limit", "16M").stdout
+    assert "pages read ahead" in out
+    assert "pages read ahead" not in cli("run", "usemem", "--procs", "2", "--size", "16M", "--limit", "16M").stdout

@@ -66,6 +66,9 @@ typedef struct sl_rrun_result {
 	uint64_t checks;
 	uint64_t ops;                   /* operations the processes executed (START..EXIT) */
 	uint64_t lock_waits;            /* contended events (sl_cost_model.lock_wait) */
+	uint64_t swap_ra, swap_ra_hit;  /* a device without SWP_SYNCHRONOUS_IO: pages read
+					   ahead, faults that found one (docs/reclaim.md W1-W3) */
+	uint64_t swapcache_clean;       /* clean swap-cache folios freed without a write (S4) */
 	double sys_seconds;             /* the cost model's prediction */
 	double seconds;                 /* wall time of the model run */
 	sl_dev_stats dev;

@@ -230,6 +230,10 @@ typedef struct sl_proc_stats {
 	uint64_t splits;                        /* folios split by MADV_PAGEOUT range cuts */
 	uint64_t zero_remapped;                 /* never-written pages a split mapped to the zero page */
 	uint64_t zero_transient;                /* of those, reclaimed after a fallback: slot taken and freed */
+	/* the swap cache of a device without SWP_SYNCHRONOUS_IO (reclaim only) */
+	uint64_t swap_ra;                       /* pages read ahead (vmstat swap_ra) */
+	uint64_t swap_ra_hit;                   /* faults that found a read-ahead page (swap_ra_hit) */
+	uint64_t swapcache_clean;               /* clean swap-cache folios reclaimed without a write */
 } sl_proc_stats;
 
 enum {
@@ -275,6 +279,9 @@ typedef struct sl_proc_hooks {
 	void (*mapped)(void *ctx, sl_proc *p, uint32_t id, int order);
 	void (*freed)(void *ctx, sl_proc *p, uint32_t id);
 	void (*split)(void *ctx, sl_proc *p, uint32_t v, int start);
+	/* optional: lru_add_drain() of the running CPU, or (id != 0) only if
+	 * folio id still waits in its batch (a swap-in through the swap cache) */
+	void (*drain)(void *ctx, sl_proc *p, uint32_t id);
 } sl_proc_hooks;
 /* Sets the hooks (and keeps a PTE accessed bit per page); 0 or -1 (memory). */
 int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx);
@@ -286,8 +293,16 @@ int sl_proc_folio_order(const sl_proc *p, uint32_t id);
 /* folio_referenced(): its accessed PTEs, each cleared. */
 uint32_t sl_proc_folio_referenced(sl_proc *p, uint32_t id);
 /* Swaps the folio out as shrink_folio_list() does (fallback split included),
- * slots from `cpu`; what stays resident is reported through the hooks. */
-void sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu);
+ * slots from `cpu`; what stays resident is reported through the hooks.
+ * Returns the pages freed without a write (a clean swap-cache folio, S3 of
+ * docs/reclaim.md), else 0. */
+uint32_t sl_proc_reclaim_folio(sl_proc *p, uint32_t id, int cpu);
+/* activate_locked's swap-cache step (reclaim.c): with vm_swap_full(), an
+ * activated folio in the swap cache gives its slot back. */
+void sl_proc_activate_swapcache(sl_proc *p, uint32_t id);
+/* The folio mapping page pg, or (a swap PTE) its unmapped swap-cache folio;
+ * 0 if none. */
+uint32_t sl_proc_page_folio(const sl_proc *p, int r, uint64_t pg);
 
 /* The layout hash (docs/layout-hash.md): FNV-1a 64 over the little-endian
  * bytes of the layout. */

@@ -82,10 +82,8 @@ def stream_counts(argv: list) -> dict:
     and swap-ins (folios) that happen while another CPU runs a live process
     (sl_rrun_result.lock_waits)."""
     from .. import reclaim as model
-    prm, preset = model.params_from_args(model.build_parser().parse_args(argv))
-    r = model.run_reclaim(prm, "linux-6.18", 0, None, preset)
-    ev = sum(d["swpout"] + d["swpin"] for d in r["sizes"].values())
-    return {"ops": r["cost"]["ops"], "contended": r["cost"]["lock_waits"] / ev if ev else 0.0}
+    prm, _ = model.params_from_args(model.build_parser().parse_args(argv))
+    return R.stream_counts(prm)
 
 
 def experiments(size: int) -> list:

@@ -340,9 +340,29 @@ def model_view(p: ReclaimParams, total: dict, raw: dict, memcg: dict | None) -> 
     return {"sizes": sizes, "reclaim": reclaim, "pages": pages}
 
 
-def predict_sys(cost: dict, view: dict) -> float:
-    """The cost model's system time for the kernel's own counts (as the
-    model's sl_cost_predict does for its counts)."""
+def stream_counts(params: dict) -> dict:
+    """What the model counts for the operation stream of `params`
+    (sl_rwl_params, as a result's "params"), which the kernel driver replays
+    too: its operations (`ops`), its processes (`procs`), and the share of
+    its swap events (folios written out or swapped in) made while a process
+    on another CPU is alive (`contended`: lock_waits / events). The kernel
+    has no counter for these; the calibration (calibrate.py) fits the same
+    three from the same numbers."""
+    from .. import reclaim as model
+    r = model.run_reclaim(dict(params, device="zram"), "linux-6.18")
+    ev = sum(d["swpout"] + d["swpin"] for d in r["sizes"].values())
+    return {"ops": r["cost"]["ops"], "procs": r["processes"],
+            "contended": r["cost"]["lock_waits"] / ev if ev else 0.0}
+
+
+def predict_sys(cost: dict, view: dict, stream: dict) -> float:
+    """The cost model's system time for the kernel's own counts, with every
+    term of the model's sl_cost_predict (docs/reclaim.md, "Cost model"):
+    faults (2M ones by fault_pmd_folio), swap-outs and swap-ins per folio and
+    page, splits, scanned pages, and from `stream` (stream_counts()) the
+    operations, the processes and the contended swap events (the kernel's
+    swap events times the stream's contended share: calibrate.py's `lock`
+    feature)."""
     ns = 0.0
     pmd = view["sizes"].get("2048", {}).get("faults", 0)
     ns += cost["fault_pmd_folio"] * pmd   # in place of fault_folio + 512 fault_page
@@ -354,6 +374,9 @@ def predict_sys(cost: dict, view: dict) -> float:
     ns += cost["swpin_page"] * pg["swapped_in"]
     r = view["reclaim"]
     ns += cost["scan_page"] * ((r["pgscan"] or 0) + (r["pgrefill"] or 0))
+    events = sum(d["swpout"] + d["swpin"] for d in view["sizes"].values())
+    ns += cost["lock_wait"] * events * stream["contended"]
+    ns += cost["op"] * stream["ops"] + cost["proc"] * stream["procs"]
     return ns * 1e-9
 
 
@@ -378,6 +401,7 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
     view = model_view(p, total, raw, memcg)
     params = dict(p.stream)
     params["device"] = "zram"
+    stream = stream_counts(params)
     res = {
         "schema": SCHEMA,
         "swaplab_version": __version__,
@@ -392,8 +416,8 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "machine": machine_info(),
         **view,
         "processes": raw["nprocs"],
-        "cost": {"model": p.cost, "predicted_sys_seconds": round(predict_sys(p.cost, view), 6),
-                 "measured_sys_seconds": raw["sys_seconds"]},
+        "cost": {"model": p.cost, "predicted_sys_seconds": round(predict_sys(p.cost, view, stream), 6),
+                 "measured_sys_seconds": raw["sys_seconds"], "stream": stream},
         "counters": total,
         "phases": phases,
         "time": {"user_seconds": raw["user_seconds"], "sys_seconds": raw["sys_seconds"],
