@@ -4,15 +4,7 @@
  * runner's end state on every policy.
  */
 #include <stdlib.h>
-#include "t.h"
-#include "swaplab/reclaim.h"
-
-typedef struct fx {
-	sl_device *d;
-	sl_swapset *s;
-	sl_memcg *m;
-	sl_proc *p;
-} fx;
+#include "t_memcg.h"
 
 /* A process of npages in a group of `limit` pages over a device of `slots`. */
 static void fx_init(fx *f, uint64_t limit, uint64_t slots, unsigned mthp, uint64_t npages)
@@ -26,24 +18,6 @@ static void fx_init(fx *f, uint64_t limit, uint64_t slots, unsigned mthp, uint64
 	f->m = sl_memcg_create(limit, 4, f->s);
 	f->p = sl_proc_create_set(f->s, 0, mthp, SL_SWAPIN_LARGE, &r, 1);
 	CHECK(f->s && f->m && f->p && !sl_memcg_attach(f->m, f->p, 0));
-}
-
-static void fx_check(fx *f, const char *file, int line)
-{
-	char msg[200];
-	if (sl_memcg_check(f->m, msg, sizeof(msg)) || sl_proc_check(f->p, 1, msg, sizeof(msg))) {
-		t_failed_checks++;
-		fprintf(stderr, "  %s:%d: %s\n", file, line, msg);
-	}
-}
-#define FX_CHECK(f) fx_check(f, __FILE__, __LINE__)
-
-static void fx_fini(fx *f)
-{
-	sl_memcg_detach(f->m, f->p);
-	sl_proc_destroy(f->p);
-	sl_memcg_destroy(f->m);
-	sl_swapset_destroy(f->s);
 }
 
 static sl_memcg_state st(fx *f)

@@ -4,23 +4,15 @@
  * S1-S6 of docs/reclaim.md, with the exact counts each must give.
  */
 #include <stdlib.h>
-#include "t.h"
-#include "swaplab/reclaim.h"
+#include "t_memcg.h"
 #include "swaplab/swap_ra.h"
-
-typedef struct sfx {
-	sl_device *d;
-	sl_swapset *s;
-	sl_memcg *m;
-	sl_proc *p;
-} sfx;
 
 #define SSD (SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE)
 
 /* One process of npages (4K pages only) in a group of 4096 pages over a
  * device of `kind` with `slots`; every page written, then paged out
  * (MADV_PAGEOUT: slots 1 .. npages in page order). */
-static void sfx_init(sfx *f, unsigned kind, uint64_t slots, uint64_t npages)
+static void sfx_init(fx *f, unsigned kind, uint64_t slots, uint64_t npages)
 {
 	char msg[128] = "";
 	int prio = SL_PRIO_AUTO;
@@ -38,29 +30,16 @@ static void sfx_init(sfx *f, unsigned kind, uint64_t slots, uint64_t npages)
 	CHECK_EQ(sl_set_inuse(f->s), npages);
 }
 
-static void sfx_check(sfx *f, const char *file, int line)
-{
-	char msg[200];
-	if (sl_memcg_check(f->m, msg, sizeof(msg)) || sl_proc_check(f->p, 1, msg, sizeof(msg))) {
-		t_failed_checks++;
-		fprintf(stderr, "  %s:%d: %s\n", file, line, msg);
-	}
-}
-#define SFX_CHECK(f) sfx_check(f, __FILE__, __LINE__)
-
-static void sfx_fini(sfx *f)
+static void sfx_fini(fx *f)
 {
 	sl_proc_dontneed(f->p, 0, 0, sl_proc_npages(f->p));
 	CHECK_EQ(sl_set_inuse(f->s), 0);
-	sl_memcg_detach(f->m, f->p);
-	sl_proc_destroy(f->p);
-	sl_memcg_destroy(f->m);
-	sl_swapset_destroy(f->s);
+	fx_fini(f);
 }
 
-static const sl_proc_stats *pst(sfx *f) { return sl_proc_stats_get(f->p); }
+static const sl_proc_stats *pst(fx *f) { return sl_proc_stats_get(f->p); }
 
-static uint64_t entry_of(sfx *f, uint64_t pg)
+static uint64_t entry_of(fx *f, uint64_t pg)
 {
 	uint64_t *l = malloc(sl_proc_npages(f->p) * sizeof(*l)), e;
 	sl_proc_layout(f->p, l);
@@ -131,7 +110,7 @@ TEST(swapcache_w2_w3_window_placement_and_hits)
  * is a hit that reads nothing; a write fault frees the slot. */
 TEST(swapcache_s1_s2_read_fault_reads_the_window_and_keeps_the_slots)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SSD, 4096, 64);
 	uint64_t e10 = entry_of(&f, 10);
 	sl_proc_read(f.p, 0, 10, 1);
@@ -145,7 +124,7 @@ TEST(swapcache_s1_s2_read_fault_reads_the_window_and_keeps_the_slots)
 	sl_memcg_state st;
 	sl_memcg_state_get(f.m, &st);
 	CHECK_EQ(st.nr_inactive, 8);       /* the batch drained after the readahead */
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sl_proc_read(f.p, 0, 11, 1);
 	CHECK_EQ(pst(&f)->swpin[0], 8);
 	CHECK_EQ(pst(&f)->swap_ra_hit, 1);
@@ -153,7 +132,7 @@ TEST(swapcache_s1_s2_read_fault_reads_the_window_and_keeps_the_slots)
 	sl_proc_touch(f.p, 0, 12, 1);      /* a write fault on a read-ahead page */
 	CHECK_EQ(pst(&f)->swap_ra_hit, 2);
 	CHECK_EQ(sl_set_inuse(f.s), 63);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
 
@@ -161,13 +140,13 @@ TEST(swapcache_s1_s2_read_fault_reads_the_window_and_keeps_the_slots)
  * the slot too. */
 TEST(swapcache_s2_read_fault_frees_the_slot_when_swap_is_full)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SSD, 600, 320);       /* 320 of 599 slots in use */
 	CHECK(sl_vm_swap_full(f.d));
 	sl_proc_read(f.p, 0, 10, 1);
 	CHECK_EQ(pst(&f)->swpin[0], 8);
 	CHECK_EQ(sl_set_inuse(f.s), 319);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
 
@@ -176,7 +155,7 @@ TEST(swapcache_s2_read_fault_frees_the_slot_when_swap_is_full)
  * to the same slot. */
 TEST(swapcache_s3_reclaim_keeps_the_slot_writes_only_a_dirty_folio)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SSD, 4096, 64);
 	uint64_t e10 = entry_of(&f, 10), e40 = entry_of(&f, 40);
 	uint64_t allocs = f.d->st.alloc_ok[0], out = pst(&f)->swpout[0];
@@ -193,7 +172,7 @@ TEST(swapcache_s3_reclaim_keeps_the_slot_writes_only_a_dirty_folio)
 	CHECK_EQ(pst(&f)->swapcache_clean, 1);
 	CHECK_EQ(f.d->st.alloc_ok[0], allocs);
 	CHECK_EQ(sl_set_inuse(f.s), 64);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
 
@@ -201,7 +180,7 @@ TEST(swapcache_s3_reclaim_keeps_the_slot_writes_only_a_dirty_folio)
  * frees them without a write; the faulting page is young and kept. */
 TEST(swapcache_s4_unused_readahead_pages_go_at_the_first_scan)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SSD, 4096, 64);
 	sl_proc_read(f.p, 0, 10, 1);
 	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 7);
@@ -210,7 +189,7 @@ TEST(swapcache_s4_unused_readahead_pages_go_at_the_first_scan)
 	CHECK_EQ(sl_set_inuse(f.s), 64);
 	CHECK_EQ(sl_proc_page_folio(f.p, 0, 9), 0);
 	CHECK(sl_proc_page_folio(f.p, 0, 10) != 0);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
 
@@ -218,7 +197,7 @@ TEST(swapcache_s4_unused_readahead_pages_go_at_the_first_scan)
  * swap is over half full. */
 TEST(swapcache_s5_activation_frees_the_slot_when_swap_is_full)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SSD, 1024, 64);
 	sl_proc_read(f.p, 0, 10, 1);
 	uint32_t id = sl_proc_page_folio(f.p, 0, 10);
@@ -237,7 +216,7 @@ TEST(swapcache_s5_activation_frees_the_slot_when_swap_is_full)
 	CHECK_EQ(sl_set_inuse(f.s), 511);
 	for (int i = 0; i < 28; i++)
 		sl_swap_put(f.d, 1, more[i], 16);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
 
@@ -245,7 +224,7 @@ TEST(swapcache_s5_activation_frees_the_slot_when_swap_is_full)
  * ahead folio with its swap PTE's slot. */
 TEST(swapcache_s6_unmap_frees_cached_folios_and_their_slots)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SSD, 4096, 64);
 	sl_proc_read(f.p, 0, 10, 1);
 	sl_proc_dontneed(f.p, 0, 8, 4);    /* pages 8..11: read ahead, faulted, read ahead */
@@ -255,7 +234,7 @@ TEST(swapcache_s6_unmap_frees_cached_folios_and_their_slots)
 	sl_memcg_state st;
 	sl_memcg_state_get(f.m, &st);
 	CHECK_EQ(st.nr_inactive, 4);       /* 7, 12, 13, 14 */
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
 
@@ -264,19 +243,19 @@ TEST(swapcache_s6_unmap_frees_cached_folios_and_their_slots)
  * page alone through the swap cache (cluster readahead: not modelled). */
 TEST(swapcache_zram_bypasses_it_hdd_reads_one_page)
 {
-	sfx f;
+	fx f;
 	sfx_init(&f, SL_DEV_ZRAM, 4096, 64);
 	sl_proc_read(f.p, 0, 10, 1);
 	CHECK_EQ(pst(&f)->swpin[0], 1);
 	CHECK_EQ(pst(&f)->swap_ra, 0);
 	CHECK_EQ(sl_set_inuse(f.s), 63);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 	sfx_init(&f, SL_DEV_BLKDEV, 4096, 64);
 	sl_proc_read(f.p, 0, 10, 1);
 	CHECK_EQ(pst(&f)->swpin[0], 1);
 	CHECK_EQ(pst(&f)->swap_ra, 0);
 	CHECK_EQ(sl_set_inuse(f.s), 64);
-	SFX_CHECK(&f);
+	FX_CHECK(&f);
 	sfx_fini(&f);
 }
