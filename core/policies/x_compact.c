@@ -25,7 +25,9 @@
  * kernel does not have. The search takes clusters with
  * isolate_lock_cluster() and gives them back at their list's tail, as the
  * rung of proposal-holes does; the moves run outside every lock (they
- * sleep on I/O in a kernel); si->lock is taken for list moves only.
+ * sleep on I/O in a kernel); si->lock is taken for list moves only. The
+ * free is the shared 6.14+ one: the device's put clears a freed slot's back
+ * pointer where swap_entries_free() releases it (one store, device.c).
  *
  * The concurrent mode has no process to call back into (bench threads
  * drives devices alone), so its build is proposal-holes-first unchanged:
@@ -37,7 +39,7 @@
 #include "swaplab/x_proposal.h"
 #include "swaplab/rmap.h"
 
-extern const sl_policy sl_policy_proposal_holes_first;
+extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 
 /* Clusters the window search may look at (build with -DCP_BUDGET=N to try
  * another bound). */
@@ -240,11 +242,17 @@ static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
 }
 
 /* folio_alloc_swap() - proposal-holes-first's, then the compaction step
- * (one device). */
+ * (one device). Order 0, which the step never serves, goes straight to
+ * proposal-holes' op: holes-first's own forwards it there unchanged
+ * (x_holes_first.c; the test compact_order0_is_holes_first pins it), so
+ * an order-0 allocation pays no call level more than holes-first's. */
 static uint64_t cp_alloc_det(sl_device *d, int cpu, int order)
 {
-	uint64_t off = CP_BASE(0)->alloc(d, cpu, order);
+	uint64_t off;
 
+	if (order == 0)
+		return sl_policy_proposal_holes.alloc(d, cpu, 0);
+	off = CP_BASE(0)->alloc(d, cpu, order);
 	if (!off && cp_applies(d, order))
 		off = swap_compact_window(d, cpu, order);
 	return off;
@@ -264,20 +272,6 @@ static uint64_t cp_alloc_slow_det(sl_device *d, int cpu, int order)
 	if (!off && cp_applies(d, order))
 		off = swap_compact_window(d, cpu, order);
 	return off;
-}
-
-/* swap_entries_free() - 6.18 (the 6.14+ free every proposal shares), and
- * the reverse map forgets the slots. */
-static void cp_free_det(sl_device *d, int cpu, uint64_t off, uint32_t nr)
-{
-	sl_rmap_clear(d, off, nr);
-	lr_free_det(d, cpu, off, nr);
-}
-
-static void cp_free_conc(sl_device *d, int cpu, uint64_t off, uint32_t nr)
-{
-	sl_rmap_clear(d, off, nr);
-	lr_free_conc(d, cpu, off, nr);
 }
 
 static int cp_check(const sl_device *d, char *msg, size_t len)
@@ -308,7 +302,7 @@ static uint64_t cp_alloc_slow_conc(sl_device *d, int cpu, int order)
 	.kernel = "",                                                                     \
 	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP,              \
 	.alloc = cp_alloc_##m, .alloc_fast = cp_alloc_fast_##m,                           \
-	.alloc_slow = cp_alloc_slow_##m, .init = xp_init, .free = cp_free_##m,            \
+	.alloc_slow = cp_alloc_slow_##m, .init = xp_init, .free = lr_free_##m,            \
 	.tick = lr_swap_discard_work_##m, .sync_discard = xp_sync_discard_##m,            \
 	.check = cp_check
 

@@ -202,11 +202,14 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 
 /* The policy's free of one run, with the cluster's lock held. lr: a 6.14+
  * policy, whose free (lr_free_det / lr_free_conc) runs here inline, in this
- * mode's build. */
+ * mode's build. rmap: the device keeps a reverse map (rmap.h), whose back
+ * pointers of the run go here, where swap_entries_free() would clear them. */
 static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cpu, uint64_t off,
 							    uint32_t nr, const int conc,
-							    const int lr)
+							    const int lr, const int rmap)
 {
+	if (rmap)
+		sl_rmap_clear(d, off, nr);
 	if (lr)
 		lrm_swap_entries_free(d, off, nr, conc);
 	else
@@ -217,7 +220,7 @@ static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cp
  * or after. Must be called with the cluster's lock held; drops it. */
 static inline __attribute__((always_inline)) void put_runs_m(sl_device *d, int cpu, uint32_t c,
 							     const uint64_t *runs, int n,
-							     const int conc, const int lr)
+							     const int conc, const int lr, const int rmap)
 {
 	int under = lr || (d->pol->props & SL_POL_FREE_UNDER_CI_LOCK);
 
@@ -225,7 +228,7 @@ static inline __attribute__((always_inline)) void put_runs_m(sl_device *d, int c
 	if (!under)
 		sl_ci_unlock_m(conc, d, c);
 	for (int i = 0; i < n; i++)
-		put_run_m(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1], conc, lr);
+		put_run_m(d, cpu, runs[2 * i], (uint32_t)runs[2 * i + 1], conc, lr, rmap);
 	if (under)
 		sl_ci_unlock_m(conc, d, c);
 }
@@ -251,7 +254,8 @@ static inline int all_count_one(const uint8_t *p, uint64_t n)
  * runs that reach zero freed as one range each. Must be called with the
  * cluster's lock held; drops it. */
 static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_t c, uint64_t off,
-						  uint64_t cend, const int conc, const int lr)
+						  uint64_t cend, const int conc, const int lr,
+						  const int rmap)
 {
 	uint64_t runs[SL_CLUSTER]; /* (start, length) pairs: at most 256 runs */
 	int n = 0;
@@ -275,7 +279,7 @@ static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_
 			n++;
 		}
 	}
-	put_runs_m(d, cpu, c, runs, n, conc, lr);
+	put_runs_m(d, cpu, c, runs, n, conc, lr, rmap);
 }
 
 /* swap_entries_put_map_nr(): drops one count per slot, cluster by cluster
@@ -285,7 +289,8 @@ static __attribute__((noinline)) void put_chunk_m(sl_device *d, int cpu, uint32_
  * Built once per mode (locks.h) and per kind of free (lr: lockrework's). */
 static inline __attribute__((always_inline)) void swap_put_range_m(sl_device *d, int cpu,
 								   uint64_t off, uint64_t nr,
-								   const int conc, const int lr)
+								   const int conc, const int lr,
+								   const int rmap)
 {
 	uint64_t end = off + nr;
 
@@ -301,9 +306,9 @@ static inline __attribute__((always_inline)) void swap_put_range_m(sl_device *d,
 			sli_fill(d->map + off, SL_SLOT_CACHE, cend - off);
 			if (d->shadow)
 				memset(d->shadow + off, 0, cend - off);
-			put_runs_m(d, cpu, c, run, 1, conc, lr);
+			put_runs_m(d, cpu, c, run, 1, conc, lr, rmap);
 		} else {
-			put_chunk_m(d, cpu, c, off, cend, conc, lr);
+			put_chunk_m(d, cpu, c, off, cend, conc, lr, rmap);
 		}
 		off = cend;
 	}
@@ -312,7 +317,7 @@ static inline __attribute__((always_inline)) void swap_put_range_m(sl_device *d,
 /* swap_put_range_m() for one slot (an order-0 swap-in, most puts). */
 static inline __attribute__((always_inline)) void swap_put_one_m(sl_device *d, int cpu,
 								 uint64_t off, const int conc,
-								 const int lr)
+								 const int lr, const int rmap)
 {
 	uint32_t c = sli_cluster_of(off);
 
@@ -323,42 +328,51 @@ static inline __attribute__((always_inline)) void swap_put_one_m(sl_device *d, i
 		d->map[off] = SL_SLOT_CACHE;
 		if (d->shadow)
 			d->shadow[off] = 0;
-		put_runs_m(d, cpu, c, run, 1, conc, lr);
+		put_runs_m(d, cpu, c, run, 1, conc, lr, rmap);
 	} else {
-		put_chunk_m(d, cpu, c, off, off + 1, conc, lr);
+		put_chunk_m(d, cpu, c, off, off + 1, conc, lr, rmap);
 	}
 }
 
 /* The builds of a put: one slot inline, a range out of line (so that the
- * one slot's path saves no registers for the range's loop). */
-#define SWAP_PUT_BUILD(name, conc, lr)                                                   \
+ * one slot's path saves no registers for the range's loop); per mode, kind
+ * of free (lr) and reverse map (rmap: a policy with SL_POL_RMAP). */
+#define SWAP_PUT_BUILD(name, conc, lr, rmap)                                             \
 	static __attribute__((noinline)) void name##_range(sl_device *d, int cpu,       \
 							    uint64_t off, uint64_t nr)  \
 	{                                                                                 \
-		swap_put_range_m(d, cpu, off, nr, conc, lr);                              \
+		swap_put_range_m(d, cpu, off, nr, conc, lr, rmap);                        \
 	}                                                                                 \
 	static void name(sl_device *d, int cpu, uint64_t off, uint64_t nr)               \
 	{                                                                                 \
 		if (nr == 1)                                                              \
-			swap_put_one_m(d, cpu, off, conc, lr);                            \
+			swap_put_one_m(d, cpu, off, conc, lr, rmap);                      \
 		else                                                                      \
 			name##_range(d, cpu, off, nr);                                    \
 	}
-SWAP_PUT_BUILD(swap_put_det, 0, 0)
-SWAP_PUT_BUILD(swap_put_conc, 1, 0)
-SWAP_PUT_BUILD(swap_put_lr_det, 0, 1)
-SWAP_PUT_BUILD(swap_put_lr_conc, 1, 1)
+SWAP_PUT_BUILD(swap_put_det, 0, 0, 0)
+SWAP_PUT_BUILD(swap_put_conc, 1, 0, 0)
+SWAP_PUT_BUILD(swap_put_lr_det, 0, 1, 0)
+SWAP_PUT_BUILD(swap_put_lr_conc, 1, 1, 0)
+SWAP_PUT_BUILD(swap_put_rmap_det, 0, 0, 1)
+SWAP_PUT_BUILD(swap_put_rmap_conc, 1, 0, 1)
+SWAP_PUT_BUILD(swap_put_lr_rmap_det, 0, 1, 1)
+SWAP_PUT_BUILD(swap_put_lr_rmap_conc, 1, 1, 1)
 
 void sli_device_pick_mode(sl_device *d)
 {
+	int rmap = d->rmap != NULL;
+
 	if (d->lk && d->pol->concurrent)
 		d->pol = d->pol->concurrent;
 	if (d->pol->free == lr_free_det)
-		d->put = swap_put_lr_det;
+		d->put = rmap ? swap_put_lr_rmap_det : swap_put_lr_det;
 	else if (d->pol->free == lr_free_conc)
-		d->put = swap_put_lr_conc;
+		d->put = rmap ? swap_put_lr_rmap_conc : swap_put_lr_conc;
+	else if (d->lk)
+		d->put = rmap ? swap_put_rmap_conc : swap_put_conc;
 	else
-		d->put = d->lk ? swap_put_conc : swap_put_det;
+		d->put = rmap ? swap_put_rmap_det : swap_put_det;
 }
 
 void sl_swap_put(sl_device *d, int cpu, uint64_t off, uint64_t nr)

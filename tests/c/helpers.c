@@ -1,5 +1,6 @@
 /* helpers.c - shared test helpers. */
 #include <stdlib.h>
+#include <string.h>
 #include "t.h"
 
 sl_device *t_device(const char *policy, uint64_t slots)
@@ -58,4 +59,18 @@ void t_check_invariants(const sl_device *d, const char *file, int line)
 		t_failed_checks++;
 		fprintf(stderr, "  %s:%d: invariant: %s\n", file, line, msg);
 	}
+}
+
+/* The state two twin devices must share after the same operations. */
+int t_same_device_state(const sl_device *a, const sl_device *b)
+{
+	uint64_t slots = (uint64_t)a->nr_clusters * SL_CLUSTER;
+
+	return !memcmp(a->map, b->map, slots) &&
+	       !memcmp(a->ci, b->ci, (a->nr_clusters + SL_NR_LISTS) * sizeof(sl_cluster)) &&
+	       !memcmp(a->cursor, b->cursor,
+		       (size_t)(a->nr_cpus + 1) * SL_CURSOR_STRIDE * sizeof(uint64_t)) &&
+	       !memcmp(&a->st, &b->st, sizeof(a->st)) &&
+	       !memcmp(a->list_len, b->list_len, sizeof(a->list_len)) &&
+	       a->inuse_pages == b->inuse_pages;
 }

@@ -53,6 +53,9 @@ void t_alloc_n(sl_device *d, int cpu, int order, int n, const char *file, int li
 #define CHECK_LIST_EMPTY(d, list) t_check_list(d, list, NULL, 0, __FILE__, __LINE__)
 void t_check_list(const sl_device *d, int list, const uint32_t *want, size_t n, const char *file,
 		  int line);
+/* Two twin devices share their state after the same operations: map,
+ * clusters and lists, cursors, counters, slots in use. */
+int t_same_device_state(const sl_device *a, const sl_device *b);
 /* Asserts the device invariants hold. */
 #define CHECK_INVARIANTS(d) t_check_invariants(d, __FILE__, __LINE__)
 void t_check_invariants(const sl_device *d, const char *file, int line);

@@ -10,6 +10,7 @@
 #include "t.h"
 #include "swaplab/rmap.h"
 
+#define M(k) (1u << (k))
 #define NSLOTS 2048u
 #define PTE_SWAP_BIT (UINT64_C(1) << 63)
 /* The window the cases free: 1056..1071 in cluster 2, its used slots. */
@@ -196,4 +197,124 @@ TEST(compact_rmap_follows_the_process_ptes)
 		CHECK(sl_rmap_pte(d, lay[i]) == NULL);
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
+}
+
+/* The map is noted at the end of each MADV_PAGEOUT step, in the pages its
+ * queued folios cover (process.c proc_rmap_queued()), not over the whole
+ * step: after a second pageout of a region mostly out already - folios
+ * swapped in here and there, one range split by a pageout that covers
+ * part of a folio - every swap PTE is still named by the map (R2) and
+ * every back pointer names a PTE that holds its slot (R1). */
+TEST(compact_rmap_exact_after_pageouts_of_a_region_partly_out)
+{
+	enum { N = 1024 };
+	sl_device *d = t_device("proposal-compact", 4 * NSLOTS);
+	sl_region_spec r = { .npages = N };
+	sl_proc *p = sl_proc_create(d, 0, M(4), SL_SWAPIN_LARGE, &r, 1);
+	static uint64_t lay[N];
+	uint64_t swapped = 0, mapped = 0, slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+	char msg[160];
+
+	sl_proc_touch(p, 0, 0, N);
+	sl_proc_pageout(p, 0, 0, N);
+	sl_proc_touch(p, 0, 16, 16);   /* folios swapped in again */
+	sl_proc_touch(p, 0, 600, 8);
+	sl_proc_touch(p, 0, 1000, 24);
+	sl_proc_pageout(p, 0, 600, 10); /* part of a folio: split */
+	sl_proc_pageout(p, 0, 0, N);
+	sl_proc_layout(p, lay);
+	for (int i = 0; i < N; i++) {
+		if (lay[i] == SL_NOT_SWAPPED)
+			continue;
+		swapped++;
+		CHECK(sl_rmap_pte(d, lay[i]) != NULL);
+	}
+	for (uint64_t s = 0; s < slots; s++)
+		mapped += sl_rmap_pte(d, s) != NULL;
+	CHECK_EQ(swapped, N);
+	CHECK_EQ(mapped, swapped); /* no back pointer left over */
+	CHECK_EQ(sl_proc_check(p, 1, msg, sizeof(msg)), 0);
+	CHECK_INVARIANTS(d); /* R1 (the policy's check) */
+	sl_proc_destroy(p);
+	sl_device_destroy(d);
+}
+
+/* A whole thp-swap run with compaction (-s, 32K/64K/128K: entries moved):
+ * after the warm-up and after every iteration the map is exact both ways,
+ * R1 (each back pointer's PTE holds its slot) and R2 (each swap PTE is the
+ * one its slot's back pointer names). */
+TEST(compact_rmap_exact_through_a_thp_swap_run_with_moves)
+{
+	sl_wl_params wp;
+	sl_run_result res;
+	char msg[256];
+
+	sl_wl_defaults(&wp, SL_WL_THP_SWAP);
+	wp.small_folios = 1;
+	wp.mthp_mask = M(3) | M(4) | M(5);
+	wp.iterations = 30;
+	CHECK_EQ(sl_run(&wp, sl_policy_find("proposal-compact"), 1, &res, msg, sizeof(msg)), 0);
+	CHECK_EQ(res.checks, 1 + 30); /* the warm-up's end, each iteration's */
+	CHECK(res.dev.compact_moves > 0);
+	CHECK(res.dev.compact_windows > 0);
+	sl_run_result_free(&res);
+}
+
+/* proposal-compact's order 0 goes straight to proposal-holes' op, past
+ * holes-first's, which forwards it there unchanged (x_compact.c
+ * cp_alloc_det()): on twin devices under a random order-0 churn of
+ * allocations and frees, compact and holes-first give the same slots and
+ * keep the same maps, clusters, lists, cursors and counters. If
+ * holes-first's order 0 ever becomes its own, this fails and compact's
+ * shortcut must go. */
+TEST(compact_order0_is_holes_first)
+{
+	static const char *const kinds[] = { "zram", "ssd-discard", "hdd" };
+	enum { SLOTS = 8 * SL_CLUSTER - 100, STEPS = 400 };
+	static uint64_t held[SLOTS];
+	char msg[256];
+
+	for (size_t ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]); ki++) {
+		int ok;
+		unsigned kind = sl_device_kind(kinds[ki], &ok);
+		sl_device *a = sl_device_create(SLOTS, kind, 2, sl_policy_find("proposal-holes-first"), 1,
+						msg, sizeof(msg));
+		sl_device *b = sl_device_create(SLOTS, kind, 2, sl_policy_find("proposal-compact"), 1,
+						msg, sizeof(msg));
+		uint32_t nheld = 0, bad = 0;
+		sl_rng rng;
+
+		CHECK(a != NULL && b != NULL);
+		if (!a || !b)
+			break;
+		sl_rng_init(&rng, SL_RNG_DEFAULT, 11);
+		for (int step = 0; step < STEPS && !bad; step++) {
+			uint32_t cpu = sl_rng_below(&rng, 2);
+			if (sl_rng_below(&rng, 3)) {
+				/* up to a cluster's worth, through full device */
+				for (uint32_t n = 1 + sl_rng_below(&rng, SL_CLUSTER); n; n--) {
+					uint64_t off = sl_swap_alloc(a, (int)cpu, 0);
+					bad += off != sl_swap_alloc(b, (int)cpu, 0);
+					if (off)
+						held[nheld++] = off;
+				}
+			} else {
+				for (uint32_t k = nheld / 3 + 1; k && nheld; k--) {
+					uint32_t j = sl_rng_below(&rng, nheld);
+					sl_swap_put(a, (int)cpu, held[j], 1);
+					sl_swap_put(b, (int)cpu, held[j], 1);
+					held[j] = held[--nheld];
+				}
+				a->pol->tick(a);
+				b->pol->tick(b);
+			}
+			bad += !t_same_device_state(a, b);
+		}
+		if (bad)
+			fprintf(stderr, "  %s: compact's order 0 differs from holes-first's\n", kinds[ki]);
+		CHECK_EQ(bad, 0);
+		CHECK_INVARIANTS(b);
+		sl_device_destroy(a);
+		sl_device_destroy(b);
+	}
 }

@@ -67,20 +67,6 @@ TEST(device_checker_reports_double_allocation)
 	sl_device_destroy(d);
 }
 
-/* The state two twin devices must share after the same operations. */
-static int same_device_state(const sl_device *a, const sl_device *b)
-{
-	uint64_t slots = (uint64_t)a->nr_clusters * SL_CLUSTER;
-
-	return !memcmp(a->map, b->map, slots) &&
-	       !memcmp(a->ci, b->ci, (a->nr_clusters + SL_NR_LISTS) * sizeof(sl_cluster)) &&
-	       !memcmp(a->cursor, b->cursor,
-		       (size_t)(a->nr_cpus + 1) * SL_CURSOR_STRIDE * sizeof(uint64_t)) &&
-	       !memcmp(&a->st, &b->st, sizeof(a->st)) &&
-	       !memcmp(a->list_len, b->list_len, sizeof(a->list_len)) &&
-	       a->inuse_pages == b->inuse_pages;
-}
-
 /* sl_swap_alloc_batch0() makes exactly the n order-0 allocations that n
  * sl_swap_alloc() calls make (policy.h alloc_batch0): on twin devices under
  * a random churn of mixed orders, frees and the discard worker - through
@@ -146,7 +132,7 @@ TEST(device_alloc_batch0_equals_single_allocations)
 						b->pol->tick(b);
 					}
 				}
-				if (!same_device_state(a, b) || sl_device_check(b, msg, sizeof(msg)))
+				if (!t_same_device_state(a, b) || sl_device_check(b, msg, sizeof(msg)))
 					bad++;
 			}
 			if (bad)

@@ -8,8 +8,10 @@
  * (swapoff's unuse_mm()). The model knows every PTE, so a policy that asks
  * for the map (SL_POL_RMAP) gets one: d->rmap[off] is the PTE that holds
  * slot off of device d, or NULL. The process model sets it when it writes a
- * swap PTE (swap-out), the policy's free clears it when the slot's last
- * reference goes (swap-in, MADV_DONTNEED, exit's zap), and a process that
+ * swap PTE (swap-out), the device's put clears it when the slot's last
+ * reference goes (swap-in, MADV_DONTNEED, exit's zap: device.c builds a put
+ * with the clear for a device with a map, at the point where 6.18's
+ * swap_entries_free() releases the slot), and a process that
  * goes away clears what it still holds (sl_rmap_forget_ptes()). Without
  * the flag d->rmap is NULL and the process model tests one flag per
  * swap-out, nothing else.
@@ -39,13 +41,27 @@ void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr);
  * are no longer held by them. */
 void sl_rmap_forget_ptes(const sl_swapset *s, uint64_t *pte, uint64_t n);
 
-/* Slots [off, off + nr) of d lost their last reference (d has a map). */
+/* Slots [off, off + nr) of d lost their last reference (d has a map).
+ * An mTHP folio's 2..512 are cleared by plain stores, 8 a round: the
+ * empty asm hides the pointer's stride, so that the compiler does not
+ * turn the loop back into a memset() call (or rep stos) costing more than
+ * the stores for the sizes freed here. */
 static inline void sl_rmap_clear(sl_device *d, uint64_t off, uint32_t nr)
 {
-	if (nr == 1)
-		d->rmap[off] = NULL; /* the common case: one page's slot */
-	else
-		memset(d->rmap + off, 0, nr * sizeof(d->rmap[0]));
+	uint64_t **p = d->rmap + off;
+
+	if (nr == 1) {
+		*p = NULL; /* the common case: one page's slot */
+		return;
+	}
+	for (; nr >= 8; nr -= 8, p += 8) {
+		__asm__("" : "+r"(p));
+		p[0] = p[1] = p[2] = p[3] = p[4] = p[5] = p[6] = p[7] = NULL;
+	}
+	for (; nr; nr--, p++) {
+		__asm__("" : "+r"(p));
+		*p = NULL;
+	}
 }
 
 /* The slot can be moved: in use with swap count 1, not in the swap cache,
