@@ -93,6 +93,8 @@ struct sl_proc {
 	void *hctx;
 	uint8_t *young[SL_MAX_REGIONS]; /* with hooks: per page, the PTE's accessed bit */
 	uint8_t rmap;              /* a device keeps a slot -> PTE map (rmap.h) */
+	uint64_t *rmap_runs;       /* with rmap: the pages a pageout step may
+				      write, (first, end) pairs (proc_rmap_queued()) */
 	const sl_proc_hooks *rmap_hk; /* with rmap: the caller's hooks, behind
 				      proc_rmap_hooks */
 	void *rmap_hctx;
@@ -199,6 +201,8 @@ sl_proc *sl_proc_create_set(sl_swapset *s, int cpu, unsigned mthp_mask, int swap
 	p->nf = 1;
 	for (int t = 0; t < s->nr; t++)
 		p->rmap |= s->dev[t]->rmap != NULL;
+	if (p->rmap && !(p->rmap_runs = calloc(2 * PMD_PAGES, sizeof(uint64_t))))
+		goto fail;
 	return p;
 fail:
 	sl_proc_destroy(p);
@@ -222,6 +226,7 @@ void sl_proc_destroy(sl_proc *p)
 	free(p->f);
 	free(p->freeid);
 	free(p->queue);
+	free(p->rmap_runs);
 	free(p->pages);
 	free(p->swc);
 	free(p->swra);
@@ -304,11 +309,42 @@ static inline void folio_release(sl_proc *p, uint32_t id)
  * it (a kernel's would still be in the swap cache). */
 static __attribute__((noinline, cold)) void proc_rmap_note(sl_proc *p, int r, uint64_t s, uint64_t e)
 {
-	uint64_t *pte = p->reg[r].pte;
+	uint64_t *pte = p->reg[r].pte, **map = p->s->dev[0]->rmap;
 
+	if (p->s->nr == 1 && map) {
+		/* one device, with the map: a swap PTE's value is its slot */
+		for (uint64_t i = s; i < e; i++)
+			if (is_swap(pte[i]))
+				map[pte_val(pte[i])] = &pte[i];
+		return;
+	}
 	for (uint64_t i = s; i < e; i++)
 		if (is_swap(pte[i]))
-			sl_rmap_note_ptes(p->s, &pte[i], 1);
+			sl_rmap_note_pte(p->s, &pte[i]);
+}
+
+/* pageout_pmd()'s step with a reverse map: the pages its queue may write,
+ * p->rmap_runs[0 .. 2n) as (first, end) pairs in address order - each
+ * queued folio's pages, taken before reclaim frees and reuses folio ids -
+ * so that proc_rmap_note() walks only those at the step's end, not the
+ * pages of the step already out. Returns n. */
+static __attribute__((noinline, cold)) uint32_t proc_rmap_queued(sl_proc *p, uint32_t nq)
+{
+	uint64_t *runs = p->rmap_runs;
+	uint32_t n = 0;
+
+	for (uint32_t q = 0; q < nq; q++) {
+		const folio *f = &p->f[p->queue[q]];
+		uint64_t head = f->head, end = head + (UINT64_C(1) << f->order);
+		if (n && runs[2 * n - 1] == head) {
+			runs[2 * n - 1] = end;
+		} else {
+			runs[2 * n] = head;
+			runs[2 * n + 1] = end;
+			n++;
+		}
+	}
+	return n;
 }
 
 /* The memory cgroup's charge for a new folio of 2^order (reclaim.c's
@@ -1272,11 +1308,12 @@ static uint64_t next_present(const region *rg, uint64_t i, uint64_t e)
 /* madvise_cold_or_pageout_pte_range() for one PMD's part [s, e) of the
  * range, then reclaim_pages() on what it isolated (address order). A large
  * folio not wholly mapped inside [s, e) is split first and its pages are
- * taken one by one. */
+ * taken one by one. With a reverse map the swap PTEs the step wrote are
+ * noted at its end, only in its queued folios' pages. */
 static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 {
 	region *rg = &p->reg[r];
-	uint32_t pmd = pmd_index(rg, s), nq = 0;
+	uint32_t pmd = pmd_index(rg, s), nq = 0, nruns = 0;
 
 	if (rg->pmd[pmd] == PMD_HUGE) {
 		/* a PMD-mapped THP lies wholly inside the region */
@@ -1320,6 +1357,8 @@ static void pageout_pmd(sl_proc *p, int r, uint64_t s, uint64_t e)
 		queue_folio(p, &nq, id);
 	}
 reclaim:
+	if (p->rmap)
+		nruns = proc_rmap_queued(p, nq);
 	for (uint32_t q = 0, n; q < nq; q += n) {
 		n = 1;
 		if (p->f[p->queue[q]].order || !proc_can_batch(p)) {
@@ -1334,6 +1373,8 @@ reclaim:
 		else
 			reclaim_order0_run(p, p->queue + q, n);
 	}
+	for (uint32_t k = 0; k < nruns; k++)
+		proc_rmap_note(p, r, p->rmap_runs[2 * k], p->rmap_runs[2 * k + 1]);
 }
 
 void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
@@ -1345,8 +1386,6 @@ void sl_proc_pageout(sl_proc *p, int r, uint64_t first, uint64_t n)
 		if (e > end)
 			e = end;
 		pageout_pmd(p, r, s, e);
-		if (p->rmap)
-			proc_rmap_note(p, r, s, e);
 		s = e;
 	}
 }

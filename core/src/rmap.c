@@ -18,13 +18,8 @@ int sl_rmap_enable(sl_device *d)
 
 void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr)
 {
-	for (uint32_t j = 0; j < nr; j++) {
-		uint64_t e = pte[j] & SL_RMAP_ENTRY_MASK;
-		sl_device *d = sl_set_dev(s, e);
-
-		if (d->rmap)
-			d->rmap[sl_entry_off(e)] = &pte[j];
-	}
+	for (uint32_t j = 0; j < nr; j++)
+		sl_rmap_note_pte(s, &pte[j]);
 }
 
 void sl_rmap_forget_ptes(const sl_swapset *s, uint64_t *pte, uint64_t n)

@@ -32,9 +32,20 @@
 /* Gives d its reverse map, every slot unmapped. Returns 0, or -1 (memory). */
 int sl_rmap_enable(sl_device *d);
 
-/* The process wrote pte[0 .. nr) as swap PTEs: each one's slot is now held
- * by it (on whichever device of s its entry names; devices without a map
- * are skipped). */
+/* The process wrote *pte as a swap PTE: its slot is now held by it (on
+ * whichever device of s its entry names; a device without a map is
+ * skipped). Inline: the process model notes a reclaim step's PTEs in a
+ * loop of its own. */
+static inline void sl_rmap_note_pte(const sl_swapset *s, uint64_t *pte)
+{
+	uint64_t e = *pte & SL_RMAP_ENTRY_MASK;
+	sl_device *d = sl_set_dev(s, e);
+
+	if (d->rmap)
+		d->rmap[sl_entry_off(e)] = pte;
+}
+
+/* sl_rmap_note_pte() of each of pte[0 .. nr), all swap PTEs. */
 void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr);
 
 /* A process goes away with pte[0 .. n) (any PTEs): the swap ones' slots
