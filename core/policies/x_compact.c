@@ -75,10 +75,12 @@ static int cp_applies(const sl_device *d, int order)
 	return order > 0 && d->rmap && !d->rmap_hold && (d->flags & need) == need;
 }
 
-/* The used slots of the window [w, w + nr), or UINT32_MAX when one of them
- * cannot be moved (bad, shared, cached or unknown to the reverse map).
- * Cluster locked. */
-static uint32_t cp_window_used(const sl_device *d, uint64_t w, uint32_t nr)
+/* The used slots of the window [w, w + nr) when fewer than `below`, else
+ * UINT32_MAX: also when one of them cannot be moved (bad, shared, cached
+ * or unknown to the reverse map). The scan stops at the first slot that
+ * rules the window out: a window the search would not take. Cluster
+ * locked. */
+static uint32_t cp_window_used(const sl_device *d, uint64_t w, uint32_t nr, uint32_t below)
 {
 	uint32_t used = 0;
 
@@ -87,9 +89,8 @@ static uint32_t cp_window_used(const sl_device *d, uint64_t w, uint32_t nr)
 	for (uint32_t i = 0; i < nr; i++) {
 		if (d->map[w + i] == SL_SLOT_FREE)
 			continue;
-		if (!sl_rmap_movable(d, w + i))
+		if (!sl_rmap_movable(d, w + i) || ++used >= below)
 			return UINT32_MAX;
-		used++;
 	}
 	return used;
 }
@@ -105,7 +106,7 @@ static uint64_t cp_best_window(const sl_device *d, uint32_t c, int order, uint32
 	if (d->ci[c].count + nr > SL_CLUSTER + best - 1)
 		return 0; /* fewer than nr - best + 1 free slots */
 	for (uint64_t w = start; w < start + SL_CLUSTER && best > 1; w += nr) {
-		uint32_t u = cp_window_used(d, w, nr);
+		uint32_t u = cp_window_used(d, w, nr, best);
 		if (u < best) {
 			best = u;
 			found = w;
