@@ -7,14 +7,15 @@
  * the swap cache is found from its slot only by walking page tables
  * (swapoff's unuse_mm()). The model knows every PTE, so a policy that asks
  * for the map (SL_POL_RMAP) gets one: d->rmap[off] is the PTE that holds
- * slot off of device d, or NULL. The process model sets it when it writes a
- * swap PTE (swap-out), the device's put clears it when the slot's last
+ * slot off of device d, or NULL. The process model sets it for the swap
+ * PTEs a reclaim step wrote, at the step's end (process.c: only in the
+ * pages of the folios the step queued), the device's put clears it when the slot's last
  * reference goes (swap-in, MADV_DONTNEED, exit's zap: device.c builds a put
  * with the clear for a device with a map, at the point where 6.18's
  * swap_entries_free() releases the slot), and a process that
  * goes away clears what it still holds (sl_rmap_forget_ptes()). Without
  * the flag d->rmap is NULL and the process model tests one flag per
- * swap-out, nothing else.
+ * reclaim step, nothing else.
  *
  * Every swap entry of the model has swap count 1 (no fork), so a slot has
  * at most one PTE; a slot with another count is never moved.
