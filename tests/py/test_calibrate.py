@@ -175,3 +175,67 @@ def test_agreement_refuses_bad_options(tmp_path, capsys, args, msg):
     assert A.main([*args, "--json", str(out)]) == 2
     assert capsys.readouterr().err == f"agree: error: {msg}\n"
     assert not out.exists()
+
+
+# ------------------------------------------------ agree --from-json (no kernel)
+
+def _stored(name):
+    with open(os.path.join(ROOT, "docs", "data", name)) as f:
+        return json.load(f)
+
+
+def test_stored_seeds_are_rebuilt_from_the_failed_ones():
+    """agree numbered a setting's runs 1, 2, ... whatever their seed: in
+    f19, pmbench 2x12M with every size ran only seed 3 (1, 2, 4, 5
+    OOM-killed), and the model's counts of its stored run are seed 3's."""
+    from swaplab.kernel import agree as A
+    row = next(r for r in _stored("reclaim-agreement-6.18-f19.json")["rows"]
+               if (r["workload"], r["size"], r["mthp"]) == ("pmbench", "2x12M/16M", "all"))
+    assert [r["seed"] for r in row["runs"]] == [1] and A.stored_seeds(row) == [3]
+    opts = dict(A.SIZES["pmbench"])["2x12M/16M"]
+    assert A.model_run("pmbench", opts, A.ALL, 3, None)["sizes"] == row["runs"][0]["model"]["sizes"]
+    assert A.model_run("pmbench", opts, A.ALL, 1, None)["sizes"] != row["runs"][0]["model"]["sizes"]
+
+
+def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
+    """Re-scored with the cost it was run with, a stored agreement file
+    gives its own model predictions and every verdict again (9 of 18
+    settings within 15 % in system time, F20)."""
+    from swaplab.kernel import agree as A
+    st = _stored("reclaim-agreement-6.18-f19.json")
+    out = A.rescore(st, st["cost"], "f19")
+    assert A.sys_within(out) == (9, 18)
+    for a, b in zip(st["rows"], out["rows"]):
+        assert b["targets_met"] == a["targets_met"]
+        assert b["summary"]["sys_seconds"]["model_predicted"] == pytest.approx(
+            a["summary"]["sys_seconds"]["model_predicted"], abs=1e-9)
+        assert b["summary"]["sys_seconds"]["kernel_measured"] == a["summary"]["sys_seconds"]["kernel_measured"]
+        assert b["summary"]["sys_seconds"]["kernel_predicted"] is None
+
+
+@pytest.mark.parametrize("content,msg", [
+    ('{"schema": "swaplab.cost-calibration/1"}', "--from-json '{p}' is not a swaplab.reclaim-agreement/1 file"),
+    ('{"schema": "swaplab.reclaim-agreement/1", "rows": [{"workload": "usemem"}]}',
+     "--from-json '{p}': a row lacks 'size'"),
+    ('{"schema": "swaplab.reclaim-agreement/1", "rows": [{"workload": "usemem", "size": "1x1M", "mthp": "4K"}]}',
+     "--from-json '{p}': unknown setting usemem 1x1M 4K"),
+])
+def test_rescoring_refuses_what_is_not_an_agreement_file(tmp_path, capsys, content, msg):
+    from swaplab.kernel import agree as A
+    src = tmp_path / "s.json"
+    src.write_text(content)
+    out = tmp_path / "r.json"
+    assert A.main(["--from-json", str(src), "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
+                   "--json", str(out)]) == 2
+    assert capsys.readouterr().err == "agree: error: " + msg.format(p=src) + "\n"
+    assert not out.exists()
+
+
+def test_rescoring_refuses_to_overwrite_its_input(tmp_path, capsys):
+    from swaplab.kernel import agree as A
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(_stored("reclaim-agreement-6.18-f19.json")))
+    before = src.read_bytes()
+    assert A.main(["--from-json", str(src), "--json", str(src)]) == 2
+    assert capsys.readouterr().err == f"agree: error: --json '{src}' is --from-json: refusing to overwrite an input\n"
+    assert src.read_bytes() == before
