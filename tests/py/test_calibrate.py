@@ -278,6 +278,11 @@ def test_stored_fit_command_writes_the_file_and_refuses_other_json(tmp_path, cap
     assert C.main(["--stored", str(bad), "--json", str(out2)]) == 2
     assert capsys.readouterr().err == f"calibrate: error: --stored '{bad}' is not a swaplab.cost-calibration/1 file\n"
     assert not out2.exists()
+    bad.write_text('{"schema": "swaplab.cost-calibration/1", "size_bytes": 1}')
+    assert C.main(["--stored", str(bad), "--json", str(out2)]) == 2
+    assert capsys.readouterr().err == \
+        f"calibrate: error: --stored '{bad}' or an agreement file beside it lacks 'runs'\n"
+    assert not out2.exists()
 
 
 # ------------------------------------------------ agree --from-json (no kernel)

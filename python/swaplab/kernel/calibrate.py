@@ -380,7 +380,10 @@ def main(argv=None) -> int:
             cal = load_json_file(a.stored, "--stored")
             if not isinstance(cal, dict) or cal.get("schema") != "swaplab.cost-calibration/1":
                 raise ParamError(f"--stored '{a.stored}' is not a swaplab.cost-calibration/1 file")
-            out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)))
+            try:
+                out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)))
+            except (KeyError, TypeError) as e:
+                raise ParamError(f"--stored '{a.stored}' or an agreement file beside it lacks {e}") from None
         except ParamError as e:
             sys.stderr.write(f"calibrate: error: {e}\n")
             return 2
