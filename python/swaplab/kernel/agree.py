@@ -3,6 +3,7 @@ docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
         [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] [--window N] --json PATH
+    python -m swaplab.kernel.agree --from-json STORED [--cost FILE] --json PATH   # no kernel
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
@@ -14,6 +15,11 @@ runs the kernel's processes one operation at a time, as the model executes
 the stream (kernel-findings F17). Needs what the
 harness needs (root, zram, a memory cgroup); changes nothing it does not
 restore.
+
+`--from-json STORED` needs no kernel: it re-scores a stored agreement file
+against the model as it is now, with `--cost`: the model runs again for
+every stored seed, and its prediction is compared with the stored kernel's
+measured system time and counts (docs/cost-calibration.md).
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import sys
 
 from .. import reclaim as model
 from ..params import ParamError, parse_count
-from ..results import load_json_file, write_json
+from ..results import check_outputs, load_json_file, write_json
 from . import machine as M
 from . import reclaim as R
 
@@ -51,11 +57,22 @@ def cost_from_calibration(path: str) -> dict:
     return {k: v for k, v in cal["sl_cost_model"].items() if k in known and isinstance(v, (int, float))}
 
 
-def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0) -> tuple[dict, dict]:
-    argv = [workload, *opts, "--mthp", mthp, "--seed", str(seed), "--swap-size", "256M", "--cpus", "2", "-q"]
-    a = model.build_parser().parse_args(argv)
+def run_argv(workload: str, opts: list, mthp: str, seed: int) -> list:
+    """The options of one setting and seed, the same for the model and the
+    kernel harness."""
+    return [workload, *opts, "--mthp", mthp, "--seed", str(seed), "--swap-size", "256M", "--cpus", "2", "-q"]
+
+
+def model_run(workload: str, opts: list, mthp: str, seed: int, cost: dict | None) -> dict:
+    """The model's result (policy linux-6.18) for one setting and seed."""
+    a = model.build_parser().parse_args(run_argv(workload, opts, mthp, seed))
     prm, preset = model.params_from_args(a)
-    mres = model.run_reclaim(prm, "linux-6.18", 0, cost, preset)
+    return model.run_reclaim(prm, "linux-6.18", 0, cost, preset)
+
+
+def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0) -> tuple[dict, dict]:
+    argv = run_argv(workload, opts, mthp, seed)
+    mres = model_run(workload, opts, mthp, seed, cost)
     kargv = argv + (["--window", str(window)] if window else [])
     ka = R.build_parser().parse_args(kargv)
     kp = R.params_from_args(ka, kargv)
@@ -84,7 +101,9 @@ def summarize(pairs: list) -> dict:
         out["sizes"][kb] = row
     ms = statistics.mean(m["cost"]["predicted_sys_seconds"] for m, _ in pairs)
     ks = statistics.mean(k["time"]["sys_seconds"] for _, k in pairs)
-    kp = statistics.mean(k["cost"]["predicted_sys_seconds"] for _, k in pairs)
+    kps = [k["cost"]["predicted_sys_seconds"] for _, k in pairs]
+    # a re-scored stored run (--from-json) has no kernel-side prediction
+    kp = None if None in kps else statistics.mean(kps)
     out["sys_seconds"] = {"model_predicted": ms, "kernel_measured": ks, "kernel_predicted": kp,
                           "rel": _rel(ms, ks)}
     return out
@@ -114,8 +133,25 @@ def main(argv=None) -> int:
     ap.add_argument("--cost", default="docs/data/cost-calibration-6.18.json")
     ap.add_argument("--window", default="0",
                     help="the kernel driver's operations in flight (1: serial; default 0: 2 per CPU)")
+    ap.add_argument("--from-json", metavar="STORED",
+                    help="no kernel: re-score a stored agreement file against the model with --cost")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
+    if a.from_json is not None:
+        try:
+            check_outputs([("--json", a.json)], [("--from-json", a.from_json), ("--cost", a.cost)])
+            stored = load_json_file(a.from_json, "--from-json")
+            out = rescore(stored, cost_from_calibration(a.cost), a.from_json)
+        except ParamError as e:
+            sys.stderr.write(f"agree: error: {e}\n")
+            return 2
+        for row in out["rows"]:
+            if "summary" in row:
+                print(line(row), file=sys.stderr)
+        n, tot = sys_within(out)
+        print(f"system time within 15 %: {n} of {tot} settings", file=sys.stderr)
+        write_json(a.json, out)
+        return 0
     try:
         seeds = parse_count(a.seeds, "--seeds", 1, 100)
         window = parse_count(a.window, "--window", 0, 4096)
@@ -132,10 +168,11 @@ def main(argv=None) -> int:
         for w in wls:
             for size_label, opts in SIZES[w]:
                 for mlabel, mthp in (x for x in MTHP if x[0] in labels):
-                    pairs, failed = [], []
+                    pairs, failed, ok = [], [], []
                     for seed in range(1, seeds + 1):
                         try:
                             pairs.append(one(w, opts, mthp, seed, cost, window))
+                            ok.append(seed)
                         except M.HarnessError as e:
                             # a kernel run that failed (an OOM kill): recorded, not averaged
                             failed.append({"seed": seed, "error": str(e)})
@@ -143,13 +180,7 @@ def main(argv=None) -> int:
                     if not pairs:
                         rows.append({"workload": w, "size": size_label, "mthp": mlabel, "failed": failed})
                         continue
-                    s = summarize(pairs)
-                    row = {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(pairs),
-                           "failed": failed, "summary": s, "targets_met": verdict(s),
-                           "runs": [{"seed": i + 1, "model": {"sizes": m["sizes"], "cost": m["cost"]["predicted_sys_seconds"]},
-                                     "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
-                                                "predicted": k["cost"]["predicted_sys_seconds"]}}
-                                    for i, (m, k) in enumerate(pairs)]}
+                    row = agreement_row(w, size_label, mlabel, pairs, ok, failed)
                     rows.append(row)
                     print(line(row), file=sys.stderr)
     except ParamError as e:
@@ -161,6 +192,67 @@ def main(argv=None) -> int:
     write_json(a.json, {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
                         "rows": rows})
     return 0
+
+
+def agreement_row(w: str, size_label: str, mlabel: str, pairs: list, seeds: list, failed: list) -> dict:
+    """One setting's row: the means, the verdicts and every seed's run
+    (`seed`: the seed it ran with; a failed kernel run is in `failed`)."""
+    s = summarize(pairs)
+    return {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(pairs),
+            "failed": failed, "summary": s, "targets_met": verdict(s),
+            "runs": [{"seed": seed, "model": {"sizes": m["sizes"], "cost": m["cost"]["predicted_sys_seconds"]},
+                      "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
+                                 "predicted": k["cost"]["predicted_sys_seconds"]}}
+                     for seed, (m, k) in zip(seeds, pairs)]}
+
+
+def stored_seeds(row: dict) -> list:
+    """The seeds of a stored row's runs, in order. Files written before the
+    seeds were recorded numbered the runs 1, 2, ... whatever their seed;
+    the seeds are 1..N less the failed ones, in order."""
+    runs = row.get("runs", [])
+    failed = {f["seed"] for f in row.get("failed", [])}
+    seeds = [s for s in range(1, len(runs) + len(failed) + 1) if s not in failed]
+    if len(seeds) != len(runs):
+        raise ParamError(f"stored row {row.get('workload')} {row.get('size')} {row.get('mthp')}: "
+                         f"{len(runs)} runs do not fit its failed seeds")
+    return seeds
+
+
+def rescore(stored: dict, cost: dict, path: str = "") -> dict:
+    """A stored agreement file (swaplab.reclaim-agreement/1) scored again:
+    the model runs each stored setting and seed with `cost`; the kernel's
+    side is the stored counts and measured system time (its own prediction,
+    made with the cost of its day, is left out)."""
+    if not isinstance(stored, dict) or stored.get("schema") != "swaplab.reclaim-agreement/1":
+        raise ParamError(f"--from-json '{path}' is not a swaplab.reclaim-agreement/1 file")
+    rows = []
+    try:
+        for row in stored["rows"]:
+            w, size_label, mlabel = row["workload"], row["size"], row["mthp"]
+            if w not in SIZES or size_label not in dict(SIZES[w]) or mlabel not in dict(MTHP):
+                raise ParamError(f"--from-json '{path}': unknown setting {w} {size_label} {mlabel}")
+            if not row.get("runs"):
+                rows.append({k: row[k] for k in ("workload", "size", "mthp", "failed")})
+                continue
+            seeds = stored_seeds(row)
+            opts, mthp = dict(SIZES[w])[size_label], dict(MTHP)[mlabel]
+            pairs = [(model_run(w, opts, mthp, seed, cost),
+                      {"sizes": r["kernel"]["sizes"], "time": {"sys_seconds": r["kernel"]["sys"]},
+                       "cost": {"predicted_sys_seconds": None}})
+                     for seed, r in zip(seeds, row["runs"])]
+            rows.append(agreement_row(w, size_label, mlabel, pairs, seeds, row.get("failed", [])))
+    except (KeyError, TypeError) as e:
+        raise ParamError(f"--from-json '{path}': a row lacks {e}") from None
+    return {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": stored.get("window"),
+            "rescored_from": path, "rows": rows}
+
+
+def sys_within(res: dict) -> tuple[int, int]:
+    """Settings whose predicted system time is within the target, of those
+    that ran."""
+    met = [r["targets_met"]["sys"] for r in res["rows"] if "targets_met" in r]
+    return sum(met), len(met)
 
 
 def line(row: dict) -> str:

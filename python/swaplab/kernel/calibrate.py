@@ -1,6 +1,7 @@
 """Calibration of the cost model on the live kernel (docs/cost-calibration.md).
 
     python -m swaplab.kernel.calibrate [--reps 3] [--size 96M] --json PATH
+    python -m swaplab.kernel.calibrate --stored docs/data/cost-calibration-6.18.json --json PATH  # no kernel
 
 Runs one pinned usemem process (the reclaim harness, so its own zram device,
 memory cgroup and knobs, all restored) in controlled settings: N faults only
@@ -9,6 +10,12 @@ re-read pass, each with 4K pages only and with one mTHP size of 16K, 64K,
 512K and 2M. Each run gives the workload's system time (wait4) and its
 event counts; a non-negative least-squares fit gives the system time per
 event. Writes swaplab.cost-calibration/1 JSON.
+
+`--stored FILE` runs nothing on the kernel: it fits the stored kernel runs
+of FILE together with the stored agreement runs beside it (TRAIN: the
+kernel's measured system time against the model's own counts of the same
+stream) and reports the fit on held-out stored runs (HELDOUT);
+docs/cost-calibration.md, "The fit on stored runs".
 """
 from __future__ import annotations
 
@@ -21,9 +28,17 @@ from . import machine as M
 from . import reclaim as R
 
 # The cost model's events (h3's sl_cost_model in core/include/swaplab/reclaim.h,
-# plus fault_pmd, and run: a constant per process)
+# plus fault_pmd, and run: a constant per process), and pmd_fresh: a PMD-size
+# fault into memory the run has not used before, which only the calibration's
+# faults-only experiments have (kernel-findings F22; not a term of the model)
 FEATURES = ("fault_folio", "fault_page", "fault_pmd", "swpout_folio", "swpout_page", "swpin_folio",
-            "swpin_page", "split", "scan_page", "run", "op", "lock")
+            "swpin_page", "split", "scan_page", "run", "op", "lock", "pmd_fresh")
+# The stored agreement runs of the fit on stored runs (--stored), as (file
+# beside the calibration file, seeds): trained on, and held out
+TRAIN = (("reclaim-agreement-6.18-f19.json", (1, 2, 3)),)
+HELDOUT = (("reclaim-agreement-6.18-f19.json", (4, 5)), ("reclaim-agreement-6.18-f19b.json", None),
+           ("reclaim-agreement-6.18-f16b.json", None), ("reclaim-agreement-6.18-f16.json", None),
+           ("reclaim-agreement-6.18-f14.json", None))
 SETTINGS = ([], [16], [64], [512], [2048])
 # The multi-process experiments (--multi; kernel-findings F14): usemem of
 # 12M per process, limit half the demand, one re-read, as (mthp, procs,
@@ -47,21 +62,37 @@ def raw_counts(res: dict) -> dict:
             "pgscan_anon": c["vmstat"].get("pgscan_anon", 0), "pgrefill": c["vmstat"].get("pgrefill", 0)}
 
 
-def features(raw: dict) -> dict:
+def own_pmd_faults(raw: dict, region_pages: int) -> int:
+    """The PMD-size faults of the workload itself, for a run whose only
+    large size is 2M and that writes region_pages: each such fault is one
+    minor fault for 512 pages, so minflt = region_pages - 511 x PMD faults
+    (plus the driver's few own faults, well under 511). The 2048kB
+    anon_fault_alloc counter is system-wide (F8) and counted other
+    processes' THP faults too (50-64 in a run of 48 PMD-size pages)."""
+    return max(0, round((region_pages - raw["minflt"]) / 511))
+
+
+def features(raw: dict, fresh: bool = False, region_pages: int | None = None) -> dict:
     """The event counts of one run. New-page faults are the workload's minor
     faults (wait4; swap-ins from zram are its major faults) less the large
     folios it faulted in; the large folios per size come from
     anon_fault_alloc, which is system-wide while the knobs are set (F8:
-    other processes add a few). PMD-size (2M) faults are their own feature:
-    they cost milliseconds each here (F9)."""
+    other processes add a few). PMD-size (2M) faults are their own feature;
+    given region_pages (a run of 2M as its only large size) they are the
+    workload's own (own_pmd_faults). fresh: the run took every PMD-size
+    block new (a faults-only experiment, no limit to recycle them): its PMD
+    faults are `pmd_fresh`, which cost milliseconds each on this VM (F9,
+    F22), not `fault_pmd`."""
     sizes = raw["sizes"]
     mthp = {kb: d for kb, d in sizes.items() if int(kb) < 2048}
     large = sum(d["anon_fault_alloc"] for d in mthp.values())
     pmd = sizes.get("2048", {}).get("anon_fault_alloc", 0)
+    if pmd and region_pages is not None and not large:
+        pmd = min(pmd, own_pmd_faults(raw, region_pages))
     order0 = max(raw["minflt"] - large - pmd, 0)
     return {"fault_folio": order0 + large,
             "fault_page": order0 + sum(d["anon_fault_alloc"] * int(kb) // 4 for kb, d in mthp.items()),
-            "fault_pmd": pmd,
+            "fault_pmd": 0 if fresh else pmd,
             "swpout_folio": sum(d["swpout"] for d in sizes.values()) + raw["order0"]["swpout"],
             "swpout_page": raw["pswpout"],
             "swpin_folio": sum(d["swpin"] for d in sizes.values()) + raw["order0"]["swpin"],
@@ -73,7 +104,35 @@ def features(raw: dict) -> dict:
             # (both as the model counts them for the same stream)
             "op": raw["stream"]["ops"],
             "lock": (sum(d["swpout"] + d["swpin"] for d in sizes.values())
-                     + raw["order0"]["swpout"] + raw["order0"]["swpin"]) * raw["stream"]["contended"]}
+                     + raw["order0"]["swpout"] + raw["order0"]["swpin"]) * raw["stream"]["contended"],
+            "pmd_fresh": pmd if fresh else 0}
+
+
+def run_features(run: dict, size: int) -> dict:
+    """features() of a stored calibration run: the single-process
+    experiments write `size` bytes (their PMD faults are the workload's
+    own); the faults-only ones take every PMD-size block new (fresh)."""
+    single = not run["label"].startswith("multi")
+    return features(run["raw"], fresh=run["label"].startswith("faults "),
+                    region_pages=size // 4096 if single else None)
+
+
+def model_features(res: dict, serial: bool = False) -> dict:
+    """The model's own counts of one run (a swaplab.reclaim-result/1) as the
+    fit's features: exactly the terms of its sl_cost_predict, so that the
+    fitted coefficients give the model's predicted_sys_seconds. serial: the
+    kernel ran the stream one operation at a time (--window 1), nothing was
+    contended."""
+    s = res["sizes"]
+    pmd = s.get("2048", {}).get("faults", 0)
+    r = res["reclaim"]
+    return {"fault_folio": sum(d["faults"] for kb, d in s.items() if kb != "2048"),
+            "fault_page": res["pages"]["faulted"] - 512 * pmd, "fault_pmd": pmd,
+            "swpout_folio": sum(d["swpout"] for d in s.values()), "swpout_page": res["pages"]["swapped_out"],
+            "swpin_folio": sum(d["swpin"] for d in s.values()), "swpin_page": res["pages"]["swapped_in"],
+            "split": sum(d["swpout_fallback"] for d in s.values()),
+            "scan_page": r["pgscan"] + r["pgrefill"], "run": res["processes"], "op": res["cost"]["ops"],
+            "lock": 0 if serial else res["cost"]["lock_waits"], "pmd_fresh": 0}
 
 
 def stream_counts(argv: list) -> dict:
@@ -134,19 +193,44 @@ def medians(rows: list, time_of=None) -> list:
     return out
 
 
-def fit(rows: list) -> tuple[dict, list]:
-    """Non-negative least squares of the system time on the event counts."""
+def fit(rows: list, relative: bool = False) -> tuple[dict, list]:
+    """Non-negative least squares of the system time on the event counts;
+    relative: each run weighted by 1 / its system time (the relative errors
+    are minimised, so that a 0.04 s run counts as much as a 1 s one)."""
     import numpy as np
     from scipy.optimize import nnls
 
     X = np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float)
     y = np.array([r["sys_seconds"] for r in rows])
+    w = 1 / np.maximum(y, 1e-3) if relative else np.ones_like(y)
+    X0 = X
+    X, y = X * w[:, None], y * w
     scale = X.max(axis=0)
     scale[scale == 0] = 1
     coef, _ = nnls(X / scale, y)
     coef = coef / scale
-    pred = X @ coef
+    pred = X0 @ coef
     return {f: float(c) for f, c in zip(FEATURES, coef)}, [float(v) for v in pred]
+
+
+# the fit's features under sl_cost_model's field names (pmd_fresh is none of the model's)
+MODEL_FIELD = {"fault_pmd": "fault_pmd_folio", "run": "proc", "lock": "lock_wait", "pmd_fresh": None}
+
+
+def cost_model_of(coef: dict, name: str) -> dict:
+    """The coefficients (seconds per event) as sl_cost_model: nanoseconds
+    under the model's field names."""
+    model = {"name": name}
+    model.update({MODEL_FIELD.get(f, f): round(coef[f] * 1e9, 3) for f in FEATURES
+                  if MODEL_FIELD.get(f, f) is not None})
+    return model
+
+
+def predict_ns_model(model: dict, feat: dict) -> float:
+    """Seconds predicted by an sl_cost_model (ns) for the fit's features of
+    a model run: the model's own sl_cost_predict."""
+    return sum(model[MODEL_FIELD.get(f, f)] * feat[f] for f in FEATURES
+               if MODEL_FIELD.get(f, f) is not None) * 1e-9
 
 
 def calibration(rows: list, size: int, reps: int, kernel: str, machine: dict) -> dict:
@@ -161,12 +245,7 @@ def calibration(rows: list, size: int, reps: int, kernel: str, machine: dict) ->
     med2 = medians(rows, statistics.median)
     coef2, pred2 = fit(med2)
     errs2 = [abs(p - r["sys_seconds"]) / r["sys_seconds"] for r, p in zip(med2, pred2) if r["sys_seconds"] > 0]
-    model = {"name": f"calibrated-{kernel}"}
-    model.update({f: round(coef[f] * 1e9, 3) for f in FEATURES if f not in ("fault_pmd", "run", "lock")})
-    model["fault_pmd_folio"] = round(coef["fault_pmd"] * 1e9, 3)
-    model["lock_wait"] = round(coef["lock"] * 1e9, 3)
-    model["op"] = round(coef["op"] * 1e9, 3)
-    model["proc"] = round(coef["run"] * 1e9, 3)
+    model = cost_model_of(coef, f"calibrated-{kernel}")
     return {"schema": "swaplab.cost-calibration/1", "kernel": kernel, "machine": machine,
             "size_bytes": size, "reps": reps, "unit": "seconds of system time per event",
             "coefficients": coef,
@@ -185,6 +264,102 @@ def calibration(rows: list, size: int, reps: int, kernel: str, machine: dict) ->
             "experiments": med, "runs": rows}
 
 
+def agreement_rows(path: str, seeds, runs_cache: dict) -> list:
+    """The runs of a stored agreement file (seeds: the seeds kept, None:
+    all) as rows of the fit: the kernel's measured system time against the
+    model's own counts of the same setting and seed (agree.model_run; the
+    model's counts do not depend on the cost)."""
+    from ..results import load_json_file
+    from . import agree as A
+    stored = load_json_file(path, "agreement file")
+    if not isinstance(stored, dict) or stored.get("schema") != "swaplab.reclaim-agreement/1":
+        raise ParamError(f"agreement file '{path}' is not a swaplab.reclaim-agreement/1 file")
+    serial = stored.get("window") == 1
+    out = []
+    for row in stored["rows"]:
+        if not row.get("runs"):
+            continue
+        w, size, mlabel = row["workload"], row["size"], row["mthp"]
+        for seed, run in zip(A.stored_seeds(row), row["runs"]):
+            if seeds is not None and seed not in seeds:
+                continue
+            key = (w, size, mlabel, seed)
+            if key not in runs_cache:
+                runs_cache[key] = A.model_run(w, dict(A.SIZES[w])[size], dict(A.MTHP)[mlabel], seed, None)
+            out.append({"label": f"{w} {size} {mlabel}", "seed": seed, "sys_seconds": run["kernel"]["sys"],
+                        "features": model_features(runs_cache[key], serial)})
+    return out
+
+
+def settings_table(rows: list, model: dict) -> dict:
+    """Per setting, in order: the mean over its seeds of the prediction by
+    `model` (sl_cost_model, ns) and of the measured system time, and whether
+    they agree within the issue's 15 %."""
+    import statistics
+    out = []
+    for label in dict.fromkeys(r["label"] for r in rows):
+        rs = [r for r in rows if r["label"] == label]
+        p = statistics.mean(predict_ns_model(model, r["features"]) for r in rs)
+        m = statistics.mean(r["sys_seconds"] for r in rs)
+        rel = (p - m) / m if m else None
+        out.append({"setting": label, "seeds": [r["seed"] for r in rs], "predicted_sys_seconds": round(p, 6),
+                    "measured_sys_seconds": round(m, 6), "rel": None if rel is None else round(rel, 4),
+                    "within_15pct": rel is not None and abs(rel) <= 0.15})
+    return {"within_15pct": sum(r["within_15pct"] for r in out), "settings": len(out), "rows": out}
+
+
+def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT) -> dict:
+    """The fit on stored runs (--stored): the calibration file's kernel runs
+    (each experiment's minimum, as calibration()) and the TRAIN agreement
+    runs (the model's counts), fitted together by non-negative least squares
+    of the relative errors; the agreement files' settings predicted with the
+    result, TRAIN and HELDOUT apart. Deterministic: no random draw, the same
+    files give the same coefficients."""
+    import os
+    import platform
+
+    import numpy
+    import scipy
+
+    from .. import __version__
+    runs = cal["runs"]
+    for r in runs:
+        r["features"] = run_features(r, cal["size_bytes"])
+    med = medians(runs)
+    cache: dict = {}
+    train_rows = [r for name, seeds in train for r in agreement_rows(os.path.join(base, name), seeds, cache)]
+    coef, _ = fit(med + train_rows, relative=True)
+    model = cost_model_of(coef, f"calibrated-{cal['kernel']}-stored")
+    for r in med:
+        r["predicted_sys_seconds"] = round(sum(coef[f] * r["features"][f] for f in FEATURES), 6)
+    errs = [abs(r["predicted_sys_seconds"] - r["sys_seconds"]) / r["sys_seconds"] for r in med]
+    tables = []
+    for role, files in (("train", train), ("heldout", heldout)):
+        for name, seeds in files:
+            t = settings_table(agreement_rows(os.path.join(base, name), seeds, cache), model)
+            tables.append({"file": name, "seeds": list(seeds) if seeds else "all", "role": role, **t})
+    return {"schema": "swaplab.cost-calibration/1", "kernel": cal["kernel"], "machine": cal["machine"],
+            "size_bytes": cal["size_bytes"], "reps": cal["reps"], "unit": "seconds of system time per event",
+            "method": {"fit": "non-negative least squares of relative errors (scipy nnls, columns scaled)",
+                       "experiments": "the kernel runs below, each experiment's minimum system time",
+                       "train": [{"file": n, "seeds": list(s) if s else "all"} for n, s in train],
+                       "heldout": [{"file": n, "seeds": list(s) if s else "all"} for n, s in heldout],
+                       "features_of_agreement_runs": "the model's own counts of the same setting and seed"},
+            "versions": {"swaplab": __version__, "python": platform.python_version(),
+                         "numpy": numpy.__version__, "scipy": scipy.__version__},
+            "coefficients": coef,
+            # sl_cost_model: nanoseconds under the model's field names; a
+            # PMD-size fault (fault_pmd_folio) replaces fault_folio and
+            # fault_page for that folio; pmd_fresh is no term of the model
+            "sl_cost_model": model,
+            "fit": {"experiments": len(med), "runs": len(runs), "agreement_runs": len(train_rows),
+                    "time_of_experiment": "min",
+                    "experiments_mean_abs_rel_error": round(sum(errs) / len(errs), 4),
+                    "experiments_max_abs_rel_error": round(max(errs), 4)},
+            "agreement": tables,
+            "experiments": med, "runs": runs}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m swaplab.kernel.calibrate")
     ap.add_argument("--reps", default="3")
@@ -193,9 +368,30 @@ def main(argv=None) -> int:
                     help="no runs: fit again the runs of an earlier calibration file")
     ap.add_argument("--multi", action="store_true",
                     help="run the multi-process experiments (with --refit: added to its runs)")
+    ap.add_argument("--stored", metavar="FILE",
+                    help="no runs: fit the stored kernel runs of FILE and the stored agreement runs beside it")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     import platform
+    if a.stored:
+        import os
+        from ..results import load_json_file
+        try:
+            cal = load_json_file(a.stored, "--stored")
+            if not isinstance(cal, dict) or cal.get("schema") != "swaplab.cost-calibration/1":
+                raise ParamError(f"--stored '{a.stored}' is not a swaplab.cost-calibration/1 file")
+            try:
+                out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)))
+            except (KeyError, TypeError) as e:
+                raise ParamError(f"--stored '{a.stored}' or an agreement file beside it lacks {e}") from None
+        except ParamError as e:
+            sys.stderr.write(f"calibrate: error: {e}\n")
+            return 2
+        for t in out["agreement"]:
+            print(f"{t['role']:>8} {t['file']} seeds {t['seeds']}: system time within 15 % in "
+                  f"{t['within_15pct']} of {t['settings']}", file=sys.stderr)
+        write_json(a.json, out)
+        return 0
     if a.refit:
         from ..results import load_json_file
         try:
@@ -208,7 +404,7 @@ def main(argv=None) -> int:
                   for label, o in experiments(old["size_bytes"])}
         for r in old["runs"]:
             r["raw"].setdefault("stream", shapes.get(r["label"]))
-            r["features"] = features(r["raw"])
+            r["features"] = run_features(r, old["size_bytes"])
         rows = old["runs"]
         if a.multi:
             try:
@@ -229,8 +425,8 @@ def main(argv=None) -> int:
                 raw = raw_counts(res)
                 raw["stream"] = stream_counts(one_argv(size, o))
                 rows.append({"label": label, "rep": rep, "sys_seconds": res["time"]["sys_seconds"],
-                             "user_seconds": res["time"]["user_seconds"], "raw": raw,
-                             "features": features(raw)})
+                             "user_seconds": res["time"]["user_seconds"], "raw": raw})
+                rows[-1]["features"] = run_features(rows[-1], size)
                 print(f"{label:>16} rep {rep}: sys {rows[-1]['sys_seconds']:.3f}s {rows[-1]['features']}",
                       file=sys.stderr)
         if a.multi:
