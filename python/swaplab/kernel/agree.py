@@ -2,7 +2,8 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] [--window N] --json PATH
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] [--window N]
+        [--model-window W[,W...]] [--rescore STORED.json] --json PATH
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
@@ -11,9 +12,14 @@ and reports per setting the means over the seeds: per-size swpout and
 swpin, fallback %, and the system time (the model's prediction with the
 calibrated costs against the kernel's measured system time). `--window 1`
 runs the kernel's processes one operation at a time, as the model executes
-the stream (kernel-findings F17). Needs what the
-harness needs (root, zram, a memory cgroup); changes nothing it does not
-restore.
+the stream (kernel-findings F17). `--model-window` runs the model with
+that many operations in flight (`swaplab run --window`; docs/reclaim.md
+"Two processes at once"; default: the model's default), a comma list
+scoring each against the same kernel runs: the first is the row's
+`summary` and `targets_met`, every one is under `model_windows`.
+`--rescore STORED.json` runs no kernel: it scores the model again against
+the kernel runs a stored result holds. Needs what the harness needs (root,
+zram, a memory cgroup); changes nothing it does not restore.
 """
 from __future__ import annotations
 
@@ -51,11 +57,22 @@ def cost_from_calibration(path: str) -> dict:
     return {k: v for k, v in cal["sl_cost_model"].items() if k in known and isinstance(v, (int, float))}
 
 
-def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0) -> tuple[dict, dict]:
-    argv = [workload, *opts, "--mthp", mthp, "--seed", str(seed), "--swap-size", "256M", "--cpus", "2", "-q"]
-    a = model.build_parser().parse_args(argv)
+def _argv(workload: str, opts: list, mthp: str, seed: int) -> list:
+    return [workload, *opts, "--mthp", mthp, "--seed", str(seed), "--swap-size", "256M", "--cpus", "2", "-q"]
+
+
+def model_runs(workload: str, opts: list, mthp: str, seed: int, cost: dict, windows: list) -> list:
+    """The model's result for each window."""
+    a = model.build_parser().parse_args(_argv(workload, opts, mthp, seed))
     prm, preset = model.params_from_args(a)
-    mres = model.run_reclaim(prm, "linux-6.18", 0, cost, preset)
+    return [model.run_reclaim(prm, "linux-6.18", 0, cost, preset, w) for w in windows]
+
+
+def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0,
+        model_windows: tuple = (model.DEFAULT_WINDOW,)) -> tuple[list, dict]:
+    """(the model's results, one per model window; the kernel's result)."""
+    argv = _argv(workload, opts, mthp, seed)
+    mres = model_runs(workload, opts, mthp, seed, cost, list(model_windows))
     kargv = argv + (["--window", str(window)] if window else [])
     ka = R.build_parser().parse_args(kargv)
     kp = R.params_from_args(ka, kargv)
@@ -105,6 +122,53 @@ def verdict(s: dict) -> dict:
     return v
 
 
+def _stored_kernel(run: dict) -> dict:
+    """A kernel result as summarize() reads it, from a stored row's run."""
+    k = run["kernel"]
+    return {"sizes": k["sizes"], "time": {"sys_seconds": k["sys"]},
+            "cost": {"predicted_sys_seconds": k["predicted"]}}
+
+
+def make_row(w: str, size_label: str, mlabel: str, seeds: list, mres: list, kres: list, failed: list,
+             windows: list) -> dict:
+    """A setting's row: mres[i] the model's results (one per window) of
+    kernel run kres[i] (seed seeds[i])."""
+    per = {}
+    for j, mw in enumerate(windows):
+        s = summarize([(m[j], k) for m, k in zip(mres, kres)])
+        per[str(mw)] = {"summary": s, "targets_met": verdict(s)}
+    first = per[str(windows[0])]
+    return {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(kres),
+            "failed": failed, "summary": first["summary"], "targets_met": first["targets_met"],
+            "model_windows": per,
+            "runs": [{"seed": sd, "model": {"sizes": m[0]["sizes"], "cost": m[0]["cost"]["predicted_sys_seconds"]},
+                      "models": {str(mw): {"sizes": mm["sizes"], "cost": mm["cost"]["predicted_sys_seconds"],
+                                           "runner": mm["runner"]} for mw, mm in zip(windows, m)},
+                      "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
+                                 "predicted": k["cost"]["predicted_sys_seconds"]}}
+                     for sd, m, k in zip(seeds, mres, kres)]}
+
+
+def rescore(stored: dict, cost: dict, windows: list) -> list:
+    """The stored kernel runs scored against the model again."""
+    rows = []
+    for old in stored["rows"]:
+        w, size_label, mlabel = old["workload"], old["size"], old["mthp"]
+        opts = dict(SIZES[w])[size_label]
+        mthp = dict(MTHP)[mlabel]
+        runs = old.get("runs") or []
+        if not runs:
+            rows.append({k: old[k] for k in ("workload", "size", "mthp", "failed")})
+            continue
+        seeds = [r["seed"] for r in runs]
+        mres = [model_runs(w, opts, mthp, sd, cost, windows) for sd in seeds]
+        row = make_row(w, size_label, mlabel, seeds, mres, [_stored_kernel(r) for r in runs],
+                       old.get("failed", []), windows)
+        rows.append(row)
+        print(line(row), file=sys.stderr)
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m swaplab.kernel.agree")
     ap.add_argument("--seeds", default="5")
@@ -114,11 +178,17 @@ def main(argv=None) -> int:
     ap.add_argument("--cost", default="docs/data/cost-calibration-6.18.json")
     ap.add_argument("--window", default="0",
                     help="the kernel driver's operations in flight (1: serial; default 0: 2 per CPU)")
+    ap.add_argument("--model-window", default=str(model.DEFAULT_WINDOW),
+                    help="the model's operations in flight, a comma list (the first is the summary's; "
+                         "0: 2 per CPU)")
+    ap.add_argument("--rescore", metavar="STORED", help="run no kernel: score the model against the kernel "
+                    "runs of a stored agreement result")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     try:
         seeds = parse_count(a.seeds, "--seeds", 1, 100)
         window = parse_count(a.window, "--window", 0, 4096)
+        mwins = [model.parse_window(x) for x in a.model_window.split(",")]
         wls = a.workloads.split(",")
         for w in wls:
             if w not in SIZES:
@@ -129,13 +199,21 @@ def main(argv=None) -> int:
                 raise ParamError(f"unknown --mthp setting '{m}' (known: {', '.join(label for label, _ in MTHP)})")
         cost = cost_from_calibration(a.cost)
         rows = []
+        if a.rescore:
+            stored = load_json_file(a.rescore, "--rescore")
+            if stored.get("schema") != "swaplab.reclaim-agreement/1" or not isinstance(stored.get("rows"), list):
+                raise ParamError(f"--rescore file '{a.rescore}' is not an agreement result")
+            rows = rescore(stored, cost, mwins)
+            window = stored.get("window") or 0
+            wls = []
         for w in wls:
             for size_label, opts in SIZES[w]:
                 for mlabel, mthp in (x for x in MTHP if x[0] in labels):
-                    pairs, failed = [], []
+                    pairs, failed, done = [], [], []
                     for seed in range(1, seeds + 1):
                         try:
-                            pairs.append(one(w, opts, mthp, seed, cost, window))
+                            pairs.append(one(w, opts, mthp, seed, cost, window, tuple(mwins)))
+                            done.append(seed)
                         except M.HarnessError as e:
                             # a kernel run that failed (an OOM kill): recorded, not averaged
                             failed.append({"seed": seed, "error": str(e)})
@@ -143,13 +221,8 @@ def main(argv=None) -> int:
                     if not pairs:
                         rows.append({"workload": w, "size": size_label, "mthp": mlabel, "failed": failed})
                         continue
-                    s = summarize(pairs)
-                    row = {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(pairs),
-                           "failed": failed, "summary": s, "targets_met": verdict(s),
-                           "runs": [{"seed": i + 1, "model": {"sizes": m["sizes"], "cost": m["cost"]["predicted_sys_seconds"]},
-                                     "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
-                                                "predicted": k["cost"]["predicted_sys_seconds"]}}
-                                    for i, (m, k) in enumerate(pairs)]}
+                    row = make_row(w, size_label, mlabel, done, [m for m, _ in pairs], [k for _, k in pairs],
+                                   failed, mwins)
                     rows.append(row)
                     print(line(row), file=sys.stderr)
     except ParamError as e:
@@ -159,7 +232,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
     write_json(a.json, {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
-                        "rows": rows})
+                        "model_windows": mwins, "rescored_from": a.rescore, "rows": rows})
     return 0
 
 
