@@ -611,14 +611,16 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 {
 	uint64_t freed = 0;
 	uint32_t nfree = 0;
+	const int conc = m->yield != NULL; /* two processes at once */
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t h = list[i];
 		lnode *nd = N(m, h);
-		if (i)
-			mc_yield(m); /* cond_resched() between folios */
-		if (m->yield)
+		if (conc) {
+			if (i)
+				mc_yield(m); /* cond_resched() between folios */
 			m->pend[m->cpu] += CLK_REF_FOLIO;
+		}
 		int ref = folio_check_references(m, h);
 		if (ref == FOLIOREF_ACTIVATE) {
 			sl_proc_activate_swapcache(m->proc[h >> 32]->p, (uint32_t)h);
@@ -649,7 +651,7 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 		freed += got;
 		/* a clean swap-cache folio is freed without pageout() */
 		*nr_pageout += got - clean;
-		if (m->yield && got) {
+		if (conc && got) {
 			/* freed, but uncharged with its folio batch */
 			m->pend[m->cpu] += CLK_SWPOUT_FOLIO + CLK_SWPOUT_PAGE * (double)got;
 			m->usage += got;
@@ -659,7 +661,7 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 				mc_uncharge_pending(m);
 		}
 	}
-	if (m->yield)
+	if (conc)
 		mc_uncharge_pending(m);
 	return freed;
 }

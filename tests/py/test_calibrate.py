@@ -175,3 +175,33 @@ def test_agreement_refuses_bad_options(tmp_path, capsys, args, msg):
     assert A.main([*args, "--json", str(out)]) == 2
     assert capsys.readouterr().err == f"agree: error: {msg}\n"
     assert not out.exists()
+
+
+def test_agreement_rescore_scores_stored_kernel_runs_per_model_window(tmp_path, capsys):
+    """--rescore runs no kernel: the stored kernel counts against the model
+    run again, once per --model-window."""
+    from swaplab.kernel import agree as A
+    kernel = {"4": {"swpout": 3600, "swpin": 4200, "swpout_fallback": 0, "fallback_pct": 0.0},
+              "64": {"swpout": 545, "swpin": 250, "swpout_fallback": 0, "fallback_pct": 0.0}}
+    stored = {"schema": "swaplab.reclaim-agreement/1", "window": None, "rows": [
+        {"workload": "usemem", "size": "4x8M/16M", "mthp": "64K", "failed": [],
+         "runs": [{"seed": 1, "kernel": {"sizes": kernel, "sys": 0.13, "predicted": 0.12}}]},
+        {"workload": "pmbench", "size": "2x12M/16M", "mthp": "all", "failed": [{"seed": 1, "error": "x"}]}]}
+    src, out = tmp_path / "stored.json", tmp_path / "again.json"
+    src.write_text(json.dumps(stored))
+    assert A.main(["--rescore", str(src), "--model-window", "1,0", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["rescored_from"] == str(src) and res["model_windows"] == [1, 0]
+    row = res["rows"][0]
+    got = {w: row["model_windows"][w]["summary"]["sizes"]["4"]["swpout"] for w in ("1", "0")}
+    assert got == {"1": {"model": 4016, "kernel": 3600, "rel": pytest.approx(416 / 3600)},
+                   "0": {"model": 3859, "kernel": 3600, "rel": pytest.approx(259 / 3600)}}
+    assert row["summary"] == row["model_windows"]["1"]["summary"]
+    assert row["runs"][0]["models"]["0"]["runner"]["window"] == 4
+    assert res["rows"][1] == {"workload": "pmbench", "size": "2x12M/16M", "mthp": "all",
+                              "failed": [{"seed": 1, "error": "x"}]}
+    capsys.readouterr()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert A.main(["--rescore", str(bad), "--json", str(tmp_path / "o.json")]) == 2
+    assert capsys.readouterr().err == f"agree: error: --rescore file '{bad}' is not an agreement result\n"
