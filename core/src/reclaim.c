@@ -25,6 +25,7 @@
 #include <time.h>
 #include "swaplab/reclaim.h"
 #include "swaplab/debug.h"
+#include "swaplab/fiber.h"
 
 #define SWAP_CLUSTER_MAX 32u
 #define DEF_PRIORITY 12
@@ -73,6 +74,15 @@ struct sl_memcg {
 	uint64_t *born;            /* folios created while one folio was reclaimed */
 	uint32_t nborn, reclaiming;
 	sl_memcg_state st;
+	/* two processes at once (sl_rrun_window; docs/reclaim.md "Two processes
+	 * at once"): NULL yield, none of this is used */
+	void (*yield)(void *ctx);  /* lets the other CPUs act up to this CPU's clock */
+	void *yctx;
+	double *pend;              /* [cpu] ns of reclaim work not yet on its clock */
+	uint64_t *unpend;          /* [cpu] pages reclaim freed, not yet uncharged */
+	uint64_t unpend_all;
+	uint32_t *inreclaim;       /* [cpu] inside try_to_free_mem_cgroup_pages() */
+	uint64_t overlapped;       /* reclaims begun while another CPU was in one */
 };
 
 static uint64_t H(uint32_t slot, uint32_t id) { return (uint64_t)slot << 32 | id; }
@@ -148,10 +158,68 @@ void sl_memcg_destroy(sl_memcg *m)
 	free(m->batch);
 	free(m->nbatch);
 	free(m->born);
+	free(m->pend);
+	free(m->unpend);
+	free(m->inreclaim);
 	free(m);
 }
 
 void sl_memcg_set_cpu(sl_memcg *m, int cpu) { m->cpu = cpu; }
+
+/* ------------------------------------------------- two processes at once */
+
+/* The runner's clock (sl_rrun_window): ns of system time per event, the
+ * calibrated 6.18 coefficients rounded (docs/data/cost-calibration-6.18.json;
+ * docs/reclaim.md "Two processes at once"). Fixed here, so that the counts
+ * of a run never depend on a --cost file. */
+#define CLK_SCAN_PAGE 60.0      /* a page isolated */
+#define CLK_REF_FOLIO 500.0     /* folio_referenced(): the rmap walk */
+#define CLK_SWPOUT_FOLIO 5400.0 /* unmap, swap cache, slot, write, free */
+#define CLK_SWPOUT_PAGE 0.0     /* compression: the fit gave no per-page term */
+
+int sl_memcg_set_yield(sl_memcg *m, void (*yield)(void *ctx), void *ctx)
+{
+	if (!m->pend) {
+		m->pend = calloc((size_t)m->nr_cpus, sizeof(double));
+		m->unpend = calloc((size_t)m->nr_cpus, sizeof(uint64_t));
+		m->inreclaim = calloc((size_t)m->nr_cpus, sizeof(uint32_t));
+		if (!m->pend || !m->unpend || !m->inreclaim)
+			return -1;
+	}
+	m->yield = yield;
+	m->yctx = ctx;
+	return 0;
+}
+
+double sl_memcg_take_pending(sl_memcg *m, int cpu)
+{
+	double ns = m->pend ? m->pend[cpu] : 0;
+
+	if (m->pend)
+		m->pend[cpu] = 0;
+	return ns;
+}
+
+uint64_t sl_memcg_overlapped(const sl_memcg *m) { return m->overlapped; }
+
+/* A step of reclaim, where the other CPUs act on the group meanwhile: the
+ * runner advances this CPU's clock and runs whichever CPU is behind it. */
+static inline void mc_yield(sl_memcg *m)
+{
+	if (m->yield)
+		m->yield(m->yctx);
+}
+
+/* mem_cgroup_uncharge_folios() in shrink_folio_list() - 6.18: the freed
+ * folios are uncharged a folio batch at a time, not one by one. */
+static void mc_uncharge_pending(sl_memcg *m)
+{
+	int c = m->cpu;
+
+	m->usage -= m->unpend[c];
+	m->unpend_all -= m->unpend[c];
+	m->unpend[c] = 0;
+}
 
 /* ---------------------------------------------------------------- charge */
 
@@ -496,8 +564,11 @@ static void shrink_active_list(sl_memcg *m, uint64_t nr_to_scan)
 	uint32_t n;
 
 	lru_add_drain(m);
+	mc_yield(m);
 	n = isolate_lru_folios(m, L_ACTIVE, nr_to_scan, hold, &scanned);
 	m->st.pgrefill += scanned;
+	if (m->yield)
+		m->pend[m->cpu] += CLK_SCAN_PAGE * (double)scanned + CLK_REF_FOLIO * n;
 	for (uint32_t i = 0; i < n; i++) {
 		mproc *mp = m->proc[hold[i] >> 32];
 		sl_proc_folio_referenced(mp->p, (uint32_t)hold[i]);
@@ -539,10 +610,17 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 				  uint64_t *nr_pageout)
 {
 	uint64_t freed = 0;
+	uint32_t nfree = 0;
+	const int conc = m->yield != NULL; /* two processes at once */
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t h = list[i];
 		lnode *nd = N(m, h);
+		if (conc) {
+			if (i)
+				mc_yield(m); /* cond_resched() between folios */
+			m->pend[m->cpu] += CLK_REF_FOLIO;
+		}
 		int ref = folio_check_references(m, h);
 		if (ref == FOLIOREF_ACTIVATE) {
 			sl_proc_activate_swapcache(m->proc[h >> 32]->p, (uint32_t)h);
@@ -573,7 +651,18 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 		freed += got;
 		/* a clean swap-cache folio is freed without pageout() */
 		*nr_pageout += got - clean;
+		if (conc && got) {
+			/* freed, but uncharged with its folio batch */
+			m->pend[m->cpu] += CLK_SWPOUT_FOLIO + CLK_SWPOUT_PAGE * (double)got;
+			m->usage += got;
+			m->unpend[m->cpu] += got;
+			m->unpend_all += got;
+			if (++nfree % FOLIO_BATCH_SIZE == 0)
+				mc_uncharge_pending(m);
+		}
 	}
+	if (conc)
+		mc_uncharge_pending(m);
 	return freed;
 }
 
@@ -584,8 +673,11 @@ static uint64_t shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan)
 	uint32_t n;
 
 	lru_add_drain(m);
+	mc_yield(m);
 	n = isolate_lru_folios(m, L_INACTIVE, nr_to_scan, hold, &scanned);
 	m->st.pgscan += scanned;
+	if (m->yield)
+		m->pend[m->cpu] += CLK_SCAN_PAGE * (double)scanned;
 	got = shrink_folio_list(m, hold, n, &pageout);
 	m->st.pgsteal += got;
 	lru_note_cost(m, pageout, scanned > got ? scanned - got : 0);
@@ -644,16 +736,38 @@ static void shrink_lruvec(sl_memcg *m, scan_control *sc)
 		shrink_active_list(m, SWAP_CLUSTER_MAX);
 }
 
-/* try_to_free_mem_cgroup_pages() + do_try_to_free_pages() - 6.18:
- * priorities 12 down to 0 until max(nr, SWAP_CLUSTER_MAX) pages are
- * reclaimed; the active list is deactivated when the inactive one is low
- * (prepare_scan_control()); nothing reclaimed with deactivation skipped
- * retries once with it forced. */
+static uint64_t do_try_to_free_pages(sl_memcg *m, scan_control *scp);
+
+/* try_to_free_mem_cgroup_pages() - 6.18: nr_to_reclaim max(nr,
+ * SWAP_CLUSTER_MAX). With two processes at once, a reclaim begun while
+ * another CPU's is under way counts as overlapped. */
 static uint64_t try_to_free_mem_cgroup_pages(sl_memcg *m, uint64_t nr)
 {
 	scan_control sc = { .nr_to_reclaim = nr > SWAP_CLUSTER_MAX ? nr : SWAP_CLUSTER_MAX };
+	uint64_t got;
 
 	m->st.direct_reclaim++;
+	if (!m->yield)
+		return do_try_to_free_pages(m, &sc);
+	for (int c = 0; c < m->nr_cpus; c++)
+		if (c != m->cpu && m->inreclaim[c]) {
+			m->overlapped++;
+			break;
+		}
+	m->inreclaim[m->cpu]++;
+	got = do_try_to_free_pages(m, &sc);
+	m->inreclaim[m->cpu]--;
+	return got;
+}
+
+/* do_try_to_free_pages() - 6.18: priorities 12 down to 0 until
+ * nr_to_reclaim pages are reclaimed; the active list is deactivated when
+ * the inactive one is low (prepare_scan_control()); nothing reclaimed with
+ * deactivation skipped retries once with it forced. */
+static uint64_t do_try_to_free_pages(sl_memcg *m, scan_control *scp)
+{
+	scan_control sc = *scp;
+
 	for (;;) {
 		for (sc.priority = DEF_PRIORITY; sc.priority >= 0; sc.priority--) {
 			sc.may_deactivate = sc.force_deactivate || inactive_is_low(m);
@@ -737,10 +851,11 @@ int sl_memcg_check(const sl_memcg *m, char *msg, size_t len)
 	}
 	for (int c = 0; c < m->nr_cpus; c++)
 		stock += m->stock[c];
-	if (tracked + stock + m->kmem != m->usage)
-		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu + kmem %llu",
-				(unsigned long long)m->usage, (unsigned long long)tracked,
-				(unsigned long long)stock, (unsigned long long)m->kmem), -1;
+	if (tracked + stock + m->kmem + m->unpend_all != m->usage)
+		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu + kmem %llu"
+				" + freed not yet uncharged %llu", (unsigned long long)m->usage,
+				(unsigned long long)tracked, (unsigned long long)stock,
+				(unsigned long long)m->kmem, (unsigned long long)m->unpend_all), -1;
 	return 0;
 }
 
@@ -939,9 +1054,11 @@ static int contended(const rrun *c, int cpu)
 	return 0;
 }
 
-static int rr_emit(void *ctx, const sl_rop *op)
+/* The checks and bookkeeping before an operation: the process's slot and
+ * state; the running CPU; the count of operations. *rp: the process (NULL
+ * for PHASE and DONE). */
+static int rr_prologue(rrun *c, const sl_rop *op, rproc **rp)
 {
-	rrun *c = ctx;
 	rproc *r = NULL;
 
 	if (sli_stop_requested())
@@ -967,6 +1084,23 @@ static int rr_emit(void *ctx, const sl_rop *op)
 		sl_memcg_set_cpu(c->m, r->cpu);
 		c->res->ops++;
 	}
+	*rp = r;
+	return 0;
+}
+
+/* A TOUCH: the page tables its range needs, then its stores or loads. */
+static void rr_touch(rrun *c, rproc *r, const sl_rop *op)
+{
+	pgtables_charge(c, r, op->first, op->npages);
+	if (op->write)
+		sl_proc_touch(r->p, 0, op->first, op->npages);
+	else
+		sl_proc_read(r->p, 0, op->first, op->npages);
+}
+
+/* The operation's effect, TOUCH excepted. */
+static int rr_other(rrun *c, rproc *r, const sl_rop *op)
+{
 	switch (op->kind) {
 	case SL_ROP_START:
 		r->cpu = (int)op->cpu;
@@ -984,18 +1118,6 @@ static int rr_emit(void *ctx, const sl_rop *op)
 		if (!r->p || !r->pt || sl_memcg_attach(c->m, r->p, r->cpu))
 			return snprintf(c->msg, c->len, "out of memory"), -1;
 		r->state = 2;
-		break;
-	}
-	case SL_ROP_TOUCH: {
-		int busy = contended(c, r->cpu % c->prm->nr_cpus);
-		uint64_t before = busy ? live_events(c) : 0;
-		pgtables_charge(c, r, op->first, op->npages);
-		if (op->write)
-			sl_proc_touch(r->p, 0, op->first, op->npages);
-		else
-			sl_proc_read(r->p, 0, op->first, op->npages);
-		if (busy)
-			c->res->lock_waits += live_events(c) - before;
 		break;
 	}
 	case SL_ROP_MUNMAP:
@@ -1017,9 +1139,17 @@ static int rr_emit(void *ctx, const sl_rop *op)
 		if (c->check_every && rr_check(c))
 			return -1;
 		break;
-	case SL_ROP_DONE:
+	default:
 		break;
 	}
+	return 0;
+}
+
+/* The peaks and the free-list counts after an operation; check_every 2:
+ * the invariants (check 0: not now, an operation of another CPU is
+ * under way). */
+static int rr_epilogue(rrun *c, int check)
+{
 	sl_memcg_state st;
 	sl_memcg_state_get(c->m, &st);
 	if (st.usage > c->res->max_usage)
@@ -1034,13 +1164,339 @@ static int rr_emit(void *ctx, const sl_rop *op)
 		if (nfree < c->res->free_clusters_min)
 			c->res->free_clusters_min = nfree;
 	}
-	if (c->check_every == 2 && rr_check(c))
+	if (check && c->check_every == 2 && rr_check(c))
 		return -1;
 	return 0;
 }
 
+/* One operation of the stream, serially (window 1). */
+static int rr_emit(void *ctx, const sl_rop *op)
+{
+	rrun *c = ctx;
+	rproc *r;
+
+	if (rr_prologue(c, op, &r))
+		return -1;
+	if (op->kind == SL_ROP_TOUCH) {
+		int busy = contended(c, r->cpu % c->prm->nr_cpus);
+		uint64_t before = busy ? live_events(c) : 0;
+		rr_touch(c, r, op);
+		if (busy)
+			c->res->lock_waits += live_events(c) - before;
+	} else if (rr_other(c, r, op)) {
+		return -1;
+	}
+	return rr_epilogue(c, 1);
+}
+
+/* ------------------------------------------------ two processes at once */
+
+/* sl_rrun_window() (docs/reclaim.md "Two processes at once"): the kernel
+ * driver's window (rdriver.c) with the CPUs interleaved in time. The
+ * driver keeps `window` TOUCH / MUNMAP operations in flight, sends the next
+ * one when the oldest is acknowledged, and runs START, MMAP, EXIT and
+ * PHASE only when everything sent before them is done. Each CPU executes
+ * the operations sent to its processes in the order sent, on a fiber of
+ * its own with a clock of its own (ns of system time, the calibrated
+ * coefficients: CLK_*). The memory cgroup calls back (mc_yield) at the
+ * steps of reclaim: before an LRU isolation and between the folios of
+ * shrink_folio_list(); there the running CPU's clock is advanced by the
+ * work since its last call (its faults and swap-ins included), and if
+ * another CPU's next step comes earlier that CPU runs first (ties: the
+ * lower CPU). Faults between two reclaim steps run as one block: a yield at
+ * every charge made the write pass's large charges fail where the kernel's
+ * do not (kernel-findings F21). Deterministic: no thread, no random
+ * choice. */
+
+#define CLK_OP 5600.0          /* an operation: the pipe read and the acknowledgement */
+#define CLK_FAULT_FOLIO 900.0  /* a fault's fixed cost */
+#define CLK_FAULT_PAGE 1000.0  /* zeroing a page */
+#define CLK_SWPIN_FOLIO 800.0
+#define CLK_SWPIN_PAGE 3200.0  /* decompressing a page */
+#define WIN_STACK_BYTES (UINT32_C(1) << 20)
+
+enum { WOP_QUEUED = 0, WOP_RUNNING = 1, WOP_DONE = 2 };
+
+typedef struct wop {
+	sl_rop op;
+	int cpu;
+	int state;                 /* WOP_* */
+	double sent, done;         /* ns on the clock */
+} wop;
+
+typedef struct wcpu {
+	sl_fiber *fib;
+	struct wrun *w;
+	int id;
+	wop *cur;                  /* the operation it runs, or NULL */
+	double clock;              /* ns */
+	uint64_t seen[4];          /* the running process's fault and swap-in
+				      folios and pages already on the clock */
+} wcpu;
+
+typedef struct wrun {
+	rrun *c;
+	uint32_t window;
+	wop *ring;                 /* the operations in flight, oldest first */
+	uint32_t head, n;
+	wcpu *cpu;
+	int ncpu;
+	sl_fiber *main;
+	int cur;                   /* the CPU whose fiber runs; -1: the driver */
+	wop *finished;             /* set by a fiber that completed its operation */
+	double driver;             /* ns: when the driver sends its next operation */
+	uint64_t events;           /* live_events() at the last attribution */
+	int rc;
+} wrun;
+
+static wop *w_at(wrun *w, uint32_t i) { return &w->ring[(w->head + i) % w->window]; }
+
+/* Fault and swap-in folios and pages of the process so far. */
+static void w_counts(const sl_proc_stats *st, uint64_t v[4])
+{
+	v[0] = v[1] = v[2] = v[3] = 0;
+	for (int o = 0; o < SL_NR_ORDERS; o++) {
+		v[0] += st->faults_anon[o];
+		v[1] += st->faults_anon[o] << o;
+		v[2] += st->swpin[o];
+		v[3] += st->swpin[o] << o;
+	}
+}
+
+/* Puts the work cpu did since its last turn on its clock: the reclaim
+ * work the group kept, the faults and swap-ins of its process. */
+static void w_account(wrun *w, wcpu *k)
+{
+	uint64_t v[4];
+
+	k->clock += sl_memcg_take_pending(w->c->m, k->id);
+	if (!k->cur)
+		return;
+	w_counts(sl_proc_stats_get(w->c->pr[k->cur->op.proc].p), v);
+	k->clock += CLK_FAULT_FOLIO * (double)(v[0] - k->seen[0]) +
+		    CLK_FAULT_PAGE * (double)(v[1] - k->seen[1]) +
+		    CLK_SWPIN_FOLIO * (double)(v[2] - k->seen[2]) +
+		    CLK_SWPIN_PAGE * (double)(v[3] - k->seen[3]);
+	memcpy(k->seen, v, sizeof(v));
+}
+
+/* The oldest operation in flight that cpu has not run yet. */
+static wop *w_next(wrun *w, int cpu)
+{
+	for (uint32_t i = 0; i < w->n; i++) {
+		wop *o = w_at(w, i);
+		if (o->cpu == cpu && o->state == WOP_QUEUED)
+			return o;
+	}
+	return NULL;
+}
+
+/* When cpu's next step would run: now if it is inside an operation, else
+ * when its next operation can start; -1 if it has nothing to do. */
+static double w_when(wrun *w, int cpu)
+{
+	wcpu *k = &w->cpu[cpu];
+	wop *o;
+
+	if (k->cur)
+		return k->clock;
+	if (!(o = w_next(w, cpu)))
+		return -1;
+	return o->sent > k->clock ? o->sent : k->clock;
+}
+
+/* The memory cgroup's yield: the running CPU's work goes on its clock; if
+ * another CPU's next step is earlier, the driver's loop runs it first. */
+static void w_yield(void *ctx)
+{
+	wrun *w = ctx;
+	wcpu *k;
+
+	if (w->cur < 0)
+		return;
+	k = &w->cpu[w->cur];
+	w_account(w, k);
+	for (int d = 0; d < w->ncpu; d++) {
+		double t = d == k->id ? -1 : w_when(w, d);
+		if (t >= 0 && t < k->clock) {
+			sl_fiber_switch(k->fib, w->main);
+			sl_memcg_set_cpu(w->c->m, k->id);
+			return;
+		}
+	}
+}
+
+/* A CPU's fiber: runs the operation the loop started on it, reports it
+ * done, and waits for the next. */
+static void w_fiber(void *arg)
+{
+	wcpu *k = arg;
+	wrun *w = k->w;
+
+	for (;;) {
+		wop *o = k->cur;
+		rrun *c = w->c;
+		rproc *r = &c->pr[o->op.proc];
+		rr_touch(c, r, &o->op); /* the only kind sent in flight */
+		w_account(w, k);
+		o->state = WOP_DONE;
+		o->done = k->clock;
+		k->cur = NULL;
+		w->finished = o;
+		sl_fiber_switch(k->fib, w->main);
+	}
+}
+
+/* Runs the CPUs, earliest first, until the operation `until` is done (NULL:
+ * every operation in flight). */
+static int w_run(wrun *w, const wop *until)
+{
+	for (;;) {
+		int busy = 0, best = -1;
+		double bt = 0;
+		if (until) {
+			busy = until->state != WOP_DONE;
+		} else {
+			for (uint32_t i = 0; i < w->n; i++)
+				busy |= w_at(w, i)->state != WOP_DONE;
+		}
+		if (!busy)
+			return 0;
+		for (int d = 0; d < w->ncpu; d++) {
+			double t = w_when(w, d);
+			if (t >= 0 && (best < 0 || t < bt)) {
+				best = d;
+				bt = t;
+			}
+		}
+		if (best < 0)
+			return snprintf(w->c->msg, w->c->len, "window runner: nothing to run"), -1;
+		wcpu *k = &w->cpu[best];
+		if (!k->cur) {
+			k->cur = w_next(w, best);
+			k->cur->state = WOP_RUNNING;
+			k->clock = bt + CLK_OP;
+			w_counts(sl_proc_stats_get(w->c->pr[k->cur->op.proc].p), k->seen);
+		}
+		w->cur = best;
+		w->finished = NULL;
+		sl_memcg_set_cpu(w->c->m, best);
+		sl_fiber_switch(w->main, k->fib);
+		w->cur = -1;
+		if (w->rc)
+			return -1;
+		if (w->finished) {
+			/* lock_waits: the swap events since the last attribution,
+			 * when another CPU runs a live process */
+			if (w->ncpu > 1) {
+				uint64_t ev = live_events(w->c);
+				if (contended(w->c, w->finished->cpu))
+					w->c->res->lock_waits += ev - w->events;
+				w->events = ev;
+			}
+			int idle = 1;
+			for (int d = 0; d < w->ncpu; d++)
+				idle &= !w->cpu[d].cur;
+			if (rr_epilogue(w->c, idle))
+				return -1;
+		}
+	}
+}
+
+/* The oldest operation in flight, done, leaves the window; the driver
+ * reads its acknowledgement. */
+static void w_pop(wrun *w)
+{
+	wop *o = w_at(w, 0);
+
+	if (o->done > w->driver)
+		w->driver = o->done;
+	w->head = (w->head + 1) % w->window;
+	w->n--;
+}
+
+static int rr_emit_window(void *ctx, const sl_rop *op)
+{
+	wrun *w = ctx;
+	rrun *c = w->c;
+	rproc *r;
+
+	if (op->kind == SL_ROP_TOUCH) {
+		while (w->n >= w->window) {
+			if (w_run(w, w_at(w, 0)))
+				return -1;
+			w_pop(w);
+		}
+		if (rr_prologue(c, op, &r))
+			return -1;
+		wop *o = w_at(w, w->n++);
+		o->op = *op;
+		o->cpu = r->cpu % c->prm->nr_cpus;
+		o->state = WOP_QUEUED;
+		o->sent = w->driver;
+		return 0;
+	}
+	/* START, MMAP, MUNMAP, EXIT, PHASE, DONE: after everything in flight
+	 * (MUNMAP too, unlike the driver: no process then holds folios of
+	 * another isolated) */
+	if (w_run(w, NULL))
+		return -1;
+	while (w->n)
+		w_pop(w);
+	for (int d = 0; d < w->ncpu; d++)
+		if (w->cpu[d].clock > w->driver)
+			w->driver = w->cpu[d].clock;
+	if (rr_prologue(c, op, &r) || rr_other(c, r, op))
+		return -1;
+	if (w->ncpu > 1)
+		w->events = live_events(c);
+	return rr_epilogue(c, 1);
+}
+
+/* Plays the stream with `window` operations in flight. */
+static int rr_play_window(rrun *c, uint32_t window)
+{
+	wrun w = { .c = c, .window = window, .ncpu = c->prm->nr_cpus, .cur = -1 };
+	int rc = -1;
+
+	w.ring = calloc(window, sizeof(*w.ring));
+	w.cpu = calloc((size_t)w.ncpu, sizeof(*w.cpu));
+	w.main = sl_fiber_main();
+	if (!w.ring || !w.cpu || !w.main || sl_memcg_set_yield(c->m, w_yield, &w))
+		goto out;
+	for (int d = 0; d < w.ncpu; d++) {
+		w.cpu[d].w = &w;
+		w.cpu[d].id = d;
+		if (!(w.cpu[d].fib = sl_fiber_create(w_fiber, &w.cpu[d], WIN_STACK_BYTES)))
+			goto out;
+	}
+	rc = sl_rwl_play(c->prm, rr_emit_window, &w);
+	double end = w.driver;
+	for (int d = 0; d < w.ncpu; d++)
+		if (w.cpu[d].clock > end)
+			end = w.cpu[d].clock;
+	c->res->clock_ns = (uint64_t)end;
+	c->res->reclaims_overlapped = sl_memcg_overlapped(c->m);
+out:
+	if (rc && !c->msg[0])
+		snprintf(c->msg, c->len, "out of memory");
+	sl_memcg_set_yield(c->m, NULL, NULL);
+	for (int d = 0; w.cpu && d < w.ncpu; d++)
+		sl_fiber_destroy(w.cpu[d].fib);
+	sl_fiber_destroy(w.main);
+	free(w.cpu);
+	free(w.ring);
+	return rc;
+}
+
 int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
 	    int check_every, sl_rrun_result *res, char *msg, size_t len)
+{
+	return sl_rrun_window(p, pol, cost, 1, check_every, res, msg, len);
+}
+
+int sl_rrun_window(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
+		   uint32_t window, int check_every, sl_rrun_result *res, char *msg, size_t len)
 {
 	rrun c = { .prm = p, .check_every = check_every, .res = res, .msg = msg, .len = len };
 	struct timespec t0, t1;
@@ -1072,7 +1528,10 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 		return snprintf(msg, len, "out of memory"), -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = sl_rwl_play(p, rr_emit, &c);
+	if (!window)
+		window = 2 * (uint32_t)p->nr_cpus; /* the kernel driver's default */
+	res->window = window;
+	rc = window == 1 ? sl_rwl_play(p, rr_emit, &c) : rr_play_window(&c, window);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc && !msg[0])
 		snprintf(msg, len, "out of memory");

@@ -799,20 +799,24 @@ static PyObject *py_cost_default(PyObject *self, PyObject *args)
 	return cost_dict(&sl_cost_default);
 }
 
-/* rrun(params: dict, policy, check=0, cost=None): runs a reclaim workload. */
+/* rrun(params: dict, policy, check=0, cost=None, window=1): runs a reclaim
+ * workload (window: operations in flight at once, sl_rrun_window; 0 the
+ * kernel driver's default of 2 per CPU). */
 static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
-	static char *kws[] = { "params", "policy", "check", "cost", NULL };
+	static char *kws[] = { "params", "policy", "check", "cost", "window", NULL };
 	PyObject *pd, *cd = NULL;
 	const char *policy = "linux-6.18", *wl;
 	int check = 0, rc;
+	unsigned int window = 1;
 	sl_rwl_params p;
 	sl_cost_model cost = sl_cost_default;
 	sl_rrun_result r;
 	char msg[256] = "";
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|siO", kws, &PyDict_Type, &pd, &policy, &check, &cd))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|siOI", kws, &PyDict_Type, &pd, &policy, &check, &cd,
+					 &window))
 		return NULL;
 	PyObject *wv = PyDict_GetItemString(pd, "workload");
 	if (!wv || !(wl = PyUnicode_AsUTF8(wv)) || sl_rwl_lookup(wl) < 0)
@@ -840,14 +844,14 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	if (sl_rwl_validate(&p, msg, sizeof(msg)))
 		return PyErr_Format(PyExc_ValueError, "%s", msg);
 	Py_BEGIN_ALLOW_THREADS
-	rc = sl_rrun(&p, pol, &cost, check, &r, msg, sizeof(msg));
+	rc = sl_rrun_window(&p, pol, &cost, window, check, &r, msg, sizeof(msg));
 	Py_END_ALLOW_THREADS
 	if (rc)
 		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	return Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
-		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:N,s:N}",
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
 		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
@@ -883,6 +887,9 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"swap_ra", (unsigned long long)r.swap_ra,
 		"swap_ra_hit", (unsigned long long)r.swap_ra_hit,
 		"swapcache_clean", (unsigned long long)r.swapcache_clean,
+		"window", (unsigned int)r.window,
+		"reclaims_overlapped", (unsigned long long)r.reclaims_overlapped,
+		"clock_ns", (unsigned long long)r.clock_ns,
 		"sys_seconds", r.sys_seconds,
 		"seconds", r.seconds,
 		"params", params, "cost", costd);

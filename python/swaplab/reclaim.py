@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mthp", help="enabled mTHP sizes, e.g. 64K or 16K,64K; 'none' for 4K pages only")
     p.add_argument("--cpus", help="CPUs the processes are pinned to, round robin")
     p.add_argument("--chunk", help="pages a process touches per turn (default 64)")
+    p.add_argument("--window", help="operations in flight at once, as the kernel harness's --window: "
+                   "1 runs the stream one operation at a time (the default), N > 1 lets the CPUs run "
+                   "at once (docs/reclaim.md \"Two processes at once\"); 0: 2 per CPU")
     g = p.add_argument_group("usemem and pmbench")
     g.add_argument("--procs", help="processes")
     g.add_argument("--size", help="usemem: memory each process writes")
@@ -180,12 +183,23 @@ def load_cost(path: str | None) -> dict | None:
     return data
 
 
+# The model's default window: the stream one operation at a time.
+DEFAULT_WINDOW = 1
+
+
+def parse_window(text: str) -> int:
+    return parse_count(text, "--window", 0, 4096)
+
+
 def run_reclaim(params: dict, policy: str = "linux-6.18", check: int = 0, cost: dict | None = None,
-                preset: str | None = None) -> dict:
-    """Runs on the model; returns the result dict (SCHEMA)."""
+                preset: str | None = None, window: int = DEFAULT_WINDOW) -> dict:
+    """Runs on the model; returns the result dict (SCHEMA). window: operations
+    in flight at once (1 serial; 0: 2 per CPU, the kernel driver's default)."""
     check_policy_name(policy)
+    if not 0 <= window <= 4096:
+        raise ParamError(f"--window {window} is outside 0..4096")
     try:
-        raw = _core.rrun(params, policy=policy, check=check, cost=cost)
+        raw = _core.rrun(params, policy=policy, check=check, cost=cost, window=window)
     except ValueError as e:
         raise ParamError(str(e)) from None
     return build_result(raw, policy, preset)
@@ -232,6 +246,11 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
         "cost": {"model": raw["cost"], "lock_waits": raw["lock_waits"], "ops": raw["ops"],
                  "predicted_sys_seconds": round(raw["sys_seconds"], 6)},
         "invariant_checks": raw["checks"],
+        # operations in flight at once; with more than one, reclaims begun
+        # while another CPU's was under way and the run's length on the
+        # runner's clock (docs/reclaim.md "Two processes at once")
+        "runner": {"window": raw["window"], "reclaims_overlapped": raw["reclaims_overlapped"],
+                   "clock_seconds": round(raw["clock_ns"] * 1e-9, 6)},
         "seconds": raw["seconds"],
         "machine": machine_info(),
     }
@@ -263,7 +282,8 @@ def main_run(argv: list) -> int:
     prm, preset = params_from_args(a)
     check_output_paths(a.json, None)
     cost = load_cost(a.cost)
-    res = run_reclaim(prm, a.policy, int(a.check), cost, preset)
+    window = DEFAULT_WINDOW if a.window is None else parse_window(a.window)
+    res = run_reclaim(prm, a.policy, int(a.check), cost, preset, window)
     if a.json:
         write_json(a.json, res)
     if not a.quiet and a.json != "-":

@@ -285,7 +285,7 @@ def test_stored_fit_command_writes_the_file_and_refuses_other_json(tmp_path, cap
     assert not out2.exists()
 
 
-# ------------------------------------------------ agree --from-json (no kernel)
+# ------------------------------------------------ agree --rescore (no kernel)
 
 def _stored(name):
     with open(os.path.join(ROOT, "docs", "data", name)) as f:
@@ -322,12 +322,12 @@ def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
 
 
 def test_rescoring_with_the_calibration(tmp_path, capsys):
-    """`agree --from-json` with the calibration: f19 within 15 % in 14 of
+    """`agree --rescore` with the calibration: f19 within 15 % in 14 of
     18 settings (9 before), the repeat f19b in 9 of 17; the counts'
     verdicts do not move."""
     from swaplab.kernel import agree as A
     out = tmp_path / "r.json"
-    assert A.main(["--from-json", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f19.json"),
+    assert A.main(["--rescore", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f19.json"),
                    "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
                    "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith("system time within 15 %: 14 of 18 settings\n")
@@ -342,18 +342,18 @@ def test_rescoring_with_the_calibration(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content,msg", [
-    ('{"schema": "swaplab.cost-calibration/1"}', "--from-json '{p}' is not a swaplab.reclaim-agreement/1 file"),
+    ('{"schema": "swaplab.cost-calibration/1"}', "--rescore '{p}' is not a swaplab.reclaim-agreement/1 file"),
     ('{"schema": "swaplab.reclaim-agreement/1", "rows": [{"workload": "usemem"}]}',
-     "--from-json '{p}': a row lacks 'size'"),
+     "--rescore '{p}': a row lacks 'size'"),
     ('{"schema": "swaplab.reclaim-agreement/1", "rows": [{"workload": "usemem", "size": "1x1M", "mthp": "4K"}]}',
-     "--from-json '{p}': unknown setting usemem 1x1M 4K"),
+     "--rescore '{p}': unknown setting usemem 1x1M 4K"),
 ])
 def test_rescoring_refuses_what_is_not_an_agreement_file(tmp_path, capsys, content, msg):
     from swaplab.kernel import agree as A
     src = tmp_path / "s.json"
     src.write_text(content)
     out = tmp_path / "r.json"
-    assert A.main(["--from-json", str(src), "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
+    assert A.main(["--rescore", str(src), "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
                    "--json", str(out)]) == 2
     assert capsys.readouterr().err == "agree: error: " + msg.format(p=src) + "\n"
     assert not out.exists()
@@ -364,6 +364,36 @@ def test_rescoring_refuses_to_overwrite_its_input(tmp_path, capsys):
     src = tmp_path / "s.json"
     src.write_text(json.dumps(_stored("reclaim-agreement-6.18-f19.json")))
     before = src.read_bytes()
-    assert A.main(["--from-json", str(src), "--json", str(src)]) == 2
-    assert capsys.readouterr().err == f"agree: error: --json '{src}' is --from-json: refusing to overwrite an input\n"
+    assert A.main(["--rescore", str(src), "--json", str(src)]) == 2
+    assert capsys.readouterr().err == f"agree: error: --json '{src}' is --rescore: refusing to overwrite an input\n"
     assert src.read_bytes() == before
+
+
+def test_agreement_rescore_scores_stored_kernel_runs_per_model_window(tmp_path, capsys):
+    """--rescore runs no kernel: the stored kernel counts against the model
+    run again, once per --model-window."""
+    from swaplab.kernel import agree as A
+    kernel = {"4": {"swpout": 3600, "swpin": 4200, "swpout_fallback": 0, "fallback_pct": 0.0},
+              "64": {"swpout": 545, "swpin": 250, "swpout_fallback": 0, "fallback_pct": 0.0}}
+    stored = {"schema": "swaplab.reclaim-agreement/1", "window": None, "rows": [
+        {"workload": "usemem", "size": "4x8M/16M", "mthp": "64K", "failed": [],
+         "runs": [{"seed": 1, "kernel": {"sizes": kernel, "sys": 0.13, "predicted": 0.12}}]},
+        {"workload": "pmbench", "size": "2x12M/16M", "mthp": "all", "failed": [{"seed": 1, "error": "x"}]}]}
+    src, out = tmp_path / "stored.json", tmp_path / "again.json"
+    src.write_text(json.dumps(stored))
+    assert A.main(["--rescore", str(src), "--model-window", "1,0", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["rescored_from"] == str(src) and res["model_windows"] == [1, 0]
+    row = res["rows"][0]
+    got = {w: row["model_windows"][w]["summary"]["sizes"]["4"]["swpout"] for w in ("1", "0")}
+    assert got == {"1": {"model": 4016, "kernel": 3600, "rel": pytest.approx(416 / 3600)},
+                   "0": {"model": 3859, "kernel": 3600, "rel": pytest.approx(259 / 3600)}}
+    assert row["summary"] == row["model_windows"]["1"]["summary"]
+    assert row["runs"][0]["models"]["0"]["runner"]["window"] == 4
+    assert res["rows"][1] == {"workload": "pmbench", "size": "2x12M/16M", "mthp": "all",
+                              "failed": [{"seed": 1, "error": "x"}]}
+    capsys.readouterr()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert A.main(["--rescore", str(bad), "--json", str(tmp_path / "o.json")]) == 2
+    assert capsys.readouterr().err == f"agree: error: --rescore '{bad}' is not a swaplab.reclaim-agreement/1 file\n"

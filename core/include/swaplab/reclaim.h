@@ -69,6 +69,10 @@ typedef struct sl_rrun_result {
 	uint64_t swap_ra, swap_ra_hit;  /* a device without SWP_SYNCHRONOUS_IO: pages read
 					   ahead, faults that found one (docs/reclaim.md W1-W3) */
 	uint64_t swapcache_clean;       /* clean swap-cache folios freed without a write (S4) */
+	uint32_t window;                /* operations in flight at once (1: serial) */
+	uint64_t reclaims_overlapped;   /* window > 1: reclaims begun while another CPU's
+					   was under way */
+	uint64_t clock_ns;              /* window > 1: the run's length on the runner's clock */
 	double sys_seconds;             /* the cost model's prediction */
 	double seconds;                 /* wall time of the model run */
 	sl_dev_stats dev;
@@ -79,6 +83,14 @@ typedef struct sl_rrun_result {
  * Returns 0, or -1 with a message. */
 int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
 	    int check_every, sl_rrun_result *res, char *msg, size_t len);
+/* The same with `window` operations of the stream in flight at once, as the
+ * kernel harness's driver keeps them (docs/kernel-harness.md --window;
+ * docs/reclaim.md "Two processes at once"): each CPU executes its
+ * operations in order on a clock of its own, and the CPUs take turns at
+ * the points where the kernel lets another CPU act. window 1 is sl_rrun()
+ * exactly; 0 is the driver's default, 2 per CPU. */
+int sl_rrun_window(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
+		   uint32_t window, int check_every, sl_rrun_result *res, char *msg, size_t len);
 
 double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r);
 
@@ -118,5 +130,15 @@ void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr);
 void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr);
 /* LRU and charge consistency: 0 or -1 with a message. */
 int sl_memcg_check(const sl_memcg *m, char *msg, size_t len);
+/* Two processes at once (sl_rrun_window): yield(ctx) is called at the
+ * steps of reclaim where another CPU acts on the group meanwhile (before
+ * an LRU isolation, between the folios of shrink_folio_list()); the pages that
+ * reclaim frees are then uncharged a folio batch (31) at a time, and the
+ * reclaim work done since the last call is kept per CPU for the caller's
+ * clock (sl_memcg_take_pending, ns). 0 or -1 (memory). */
+int sl_memcg_set_yield(sl_memcg *m, void (*yield)(void *ctx), void *ctx);
+double sl_memcg_take_pending(sl_memcg *m, int cpu);
+/* Reclaims begun while another CPU's reclaim was under way. */
+uint64_t sl_memcg_overlapped(const sl_memcg *m);
 
 #endif

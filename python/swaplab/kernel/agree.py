@@ -2,8 +2,9 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] [--window N] --json PATH
-    python -m swaplab.kernel.agree --from-json STORED [--cost FILE] --json PATH   # no kernel
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18.json] [--window N]
+        [--model-window W[,W...]] --json PATH
+    python -m swaplab.kernel.agree --rescore STORED [--cost FILE] [--model-window W[,W...]] --json PATH
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
@@ -12,14 +13,19 @@ and reports per setting the means over the seeds: per-size swpout and
 swpin, fallback %, and the system time (the model's prediction with the
 calibrated costs against the kernel's measured system time). `--window 1`
 runs the kernel's processes one operation at a time, as the model executes
-the stream (kernel-findings F17). Needs what the
-harness needs (root, zram, a memory cgroup); changes nothing it does not
-restore.
+the stream (kernel-findings F17). `--model-window` runs the model with
+that many operations in flight (`swaplab run --window`; docs/reclaim.md
+"Two processes at once"; default: the model's default), a comma list
+scoring each against the same kernel runs: the first is the row's
+`summary` and `targets_met`, every one is under `model_windows`. Needs
+what the harness needs (root, zram, a memory cgroup); changes nothing it
+does not restore.
 
-`--from-json STORED` needs no kernel: it re-scores a stored agreement file
-against the model as it is now, with `--cost`: the model runs again for
-every stored seed, and its prediction is compared with the stored kernel's
-measured system time and counts (docs/cost-calibration.md).
+`--rescore STORED` needs no kernel: it re-scores a stored agreement file
+against the model as it is now, with `--cost` and `--model-window`: the
+model runs again for every stored seed, and its counts and prediction are
+compared with the stored kernel's counts and measured system time
+(docs/cost-calibration.md).
 """
 from __future__ import annotations
 
@@ -63,16 +69,24 @@ def run_argv(workload: str, opts: list, mthp: str, seed: int) -> list:
     return [workload, *opts, "--mthp", mthp, "--seed", str(seed), "--swap-size", "256M", "--cpus", "2", "-q"]
 
 
-def model_run(workload: str, opts: list, mthp: str, seed: int, cost: dict | None) -> dict:
+def model_run(workload: str, opts: list, mthp: str, seed: int, cost: dict | None,
+              window: int = model.DEFAULT_WINDOW) -> dict:
     """The model's result (policy linux-6.18) for one setting and seed."""
     a = model.build_parser().parse_args(run_argv(workload, opts, mthp, seed))
     prm, preset = model.params_from_args(a)
-    return model.run_reclaim(prm, "linux-6.18", 0, cost, preset)
+    return model.run_reclaim(prm, "linux-6.18", 0, cost, preset, window)
 
 
-def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0) -> tuple[dict, dict]:
+def model_runs(workload: str, opts: list, mthp: str, seed: int, cost: dict | None, windows: list) -> list:
+    """The model's result for each window."""
+    return [model_run(workload, opts, mthp, seed, cost, w) for w in windows]
+
+
+def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0,
+        model_windows: tuple = (model.DEFAULT_WINDOW,)) -> tuple[list, dict]:
+    """(the model's results, one per model window; the kernel's result)."""
     argv = run_argv(workload, opts, mthp, seed)
-    mres = model_run(workload, opts, mthp, seed, cost)
+    mres = model_runs(workload, opts, mthp, seed, cost, list(model_windows))
     kargv = argv + (["--window", str(window)] if window else [])
     ka = R.build_parser().parse_args(kargv)
     kp = R.params_from_args(ka, kargv)
@@ -102,7 +116,7 @@ def summarize(pairs: list) -> dict:
     ms = statistics.mean(m["cost"]["predicted_sys_seconds"] for m, _ in pairs)
     ks = statistics.mean(k["time"]["sys_seconds"] for _, k in pairs)
     kps = [k["cost"]["predicted_sys_seconds"] for _, k in pairs]
-    # a re-scored stored run (--from-json) has no kernel-side prediction
+    # a re-scored stored run (--rescore) has no kernel-side prediction
     kp = None if None in kps else statistics.mean(kps)
     out["sys_seconds"] = {"model_predicted": ms, "kernel_measured": ks, "kernel_predicted": kp,
                           "rel": _rel(ms, ks)}
@@ -133,15 +147,23 @@ def main(argv=None) -> int:
     ap.add_argument("--cost", default="docs/data/cost-calibration-6.18.json")
     ap.add_argument("--window", default="0",
                     help="the kernel driver's operations in flight (1: serial; default 0: 2 per CPU)")
-    ap.add_argument("--from-json", metavar="STORED",
+    ap.add_argument("--model-window", default=str(model.DEFAULT_WINDOW),
+                    help="the model's operations in flight, a comma list (the first is the summary's; "
+                         "0: 2 per CPU)")
+    ap.add_argument("--rescore", metavar="STORED",
                     help="no kernel: re-score a stored agreement file against the model with --cost")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
-    if a.from_json is not None:
+    try:
+        mwins = [model.parse_window(x) for x in a.model_window.split(",")]
+    except ParamError as e:
+        sys.stderr.write(f"agree: error: {e}\n")
+        return 2
+    if a.rescore is not None:
         try:
-            check_outputs([("--json", a.json)], [("--from-json", a.from_json), ("--cost", a.cost)])
-            stored = load_json_file(a.from_json, "--from-json")
-            out = rescore(stored, cost_from_calibration(a.cost), a.from_json)
+            check_outputs([("--json", a.json)], [("--rescore", a.rescore), ("--cost", a.cost)])
+            stored = load_json_file(a.rescore, "--rescore")
+            out = rescore(stored, cost_from_calibration(a.cost), a.rescore, mwins)
         except ParamError as e:
             sys.stderr.write(f"agree: error: {e}\n")
             return 2
@@ -171,7 +193,7 @@ def main(argv=None) -> int:
                     pairs, failed, ok = [], [], []
                     for seed in range(1, seeds + 1):
                         try:
-                            pairs.append(one(w, opts, mthp, seed, cost, window))
+                            pairs.append(one(w, opts, mthp, seed, cost, window, tuple(mwins)))
                             ok.append(seed)
                         except M.HarnessError as e:
                             # a kernel run that failed (an OOM kill): recorded, not averaged
@@ -180,7 +202,8 @@ def main(argv=None) -> int:
                     if not pairs:
                         rows.append({"workload": w, "size": size_label, "mthp": mlabel, "failed": failed})
                         continue
-                    row = agreement_row(w, size_label, mlabel, pairs, ok, failed)
+                    row = agreement_row(w, size_label, mlabel, ok, [m for m, _ in pairs],
+                                        [k for _, k in pairs], failed, mwins)
                     rows.append(row)
                     print(line(row), file=sys.stderr)
     except ParamError as e:
@@ -190,20 +213,30 @@ def main(argv=None) -> int:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
     write_json(a.json, {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
-                        "rows": rows})
+                        "model_windows": mwins, "rows": rows})
     return 0
 
 
-def agreement_row(w: str, size_label: str, mlabel: str, pairs: list, seeds: list, failed: list) -> dict:
-    """One setting's row: the means, the verdicts and every seed's run
-    (`seed`: the seed it ran with; a failed kernel run is in `failed`)."""
-    s = summarize(pairs)
-    return {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(pairs),
-            "failed": failed, "summary": s, "targets_met": verdict(s),
-            "runs": [{"seed": seed, "model": {"sizes": m["sizes"], "cost": m["cost"]["predicted_sys_seconds"]},
+def agreement_row(w: str, size_label: str, mlabel: str, seeds: list, mres: list, kres: list,
+                  failed: list, windows: list) -> dict:
+    """One setting's row: mres[i] the model's results (one per model window)
+    of kernel run kres[i], which ran with seeds[i] (a failed kernel run is in
+    `failed`). The first window's means and verdicts are the row's
+    `summary` and `targets_met`; every window's are under `model_windows`."""
+    per = {}
+    for j, mw in enumerate(windows):
+        s = summarize([(m[j], k) for m, k in zip(mres, kres)])
+        per[str(mw)] = {"summary": s, "targets_met": verdict(s)}
+    first = per[str(windows[0])]
+    return {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(kres),
+            "failed": failed, "summary": first["summary"], "targets_met": first["targets_met"],
+            "model_windows": per,
+            "runs": [{"seed": sd, "model": {"sizes": m[0]["sizes"], "cost": m[0]["cost"]["predicted_sys_seconds"]},
+                      "models": {str(mw): {"sizes": mm["sizes"], "cost": mm["cost"]["predicted_sys_seconds"],
+                                           "runner": mm["runner"]} for mw, mm in zip(windows, m)},
                       "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
                                  "predicted": k["cost"]["predicted_sys_seconds"]}}
-                     for seed, (m, k) in zip(seeds, pairs)]}
+                     for sd, m, k in zip(seeds, mres, kres)]}
 
 
 def stored_seeds(row: dict) -> list:
@@ -219,33 +252,33 @@ def stored_seeds(row: dict) -> list:
     return seeds
 
 
-def rescore(stored: dict, cost: dict, path: str = "") -> dict:
+def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = None) -> dict:
     """A stored agreement file (swaplab.reclaim-agreement/1) scored again:
-    the model runs each stored setting and seed with `cost`; the kernel's
-    side is the stored counts and measured system time (its own prediction,
-    made with the cost of its day, is left out)."""
+    the model runs each stored setting and seed with `cost` at each of
+    `windows`; the kernel's side is the stored counts and measured system
+    time (its own prediction, made with the cost of its day, is left out)."""
+    windows = windows or [model.DEFAULT_WINDOW]
     if not isinstance(stored, dict) or stored.get("schema") != "swaplab.reclaim-agreement/1":
-        raise ParamError(f"--from-json '{path}' is not a swaplab.reclaim-agreement/1 file")
+        raise ParamError(f"--rescore '{path}' is not a swaplab.reclaim-agreement/1 file")
     rows = []
     try:
         for row in stored["rows"]:
             w, size_label, mlabel = row["workload"], row["size"], row["mthp"]
             if w not in SIZES or size_label not in dict(SIZES[w]) or mlabel not in dict(MTHP):
-                raise ParamError(f"--from-json '{path}': unknown setting {w} {size_label} {mlabel}")
+                raise ParamError(f"--rescore '{path}': unknown setting {w} {size_label} {mlabel}")
             if not row.get("runs"):
                 rows.append({k: row[k] for k in ("workload", "size", "mthp", "failed")})
                 continue
             seeds = stored_seeds(row)
             opts, mthp = dict(SIZES[w])[size_label], dict(MTHP)[mlabel]
-            pairs = [(model_run(w, opts, mthp, seed, cost),
-                      {"sizes": r["kernel"]["sizes"], "time": {"sys_seconds": r["kernel"]["sys"]},
-                       "cost": {"predicted_sys_seconds": None}})
-                     for seed, r in zip(seeds, row["runs"])]
-            rows.append(agreement_row(w, size_label, mlabel, pairs, seeds, row.get("failed", [])))
+            mres = [model_runs(w, opts, mthp, seed, cost, windows) for seed in seeds]
+            kres = [{"sizes": r["kernel"]["sizes"], "time": {"sys_seconds": r["kernel"]["sys"]},
+                     "cost": {"predicted_sys_seconds": None}} for r in row["runs"]]
+            rows.append(agreement_row(w, size_label, mlabel, seeds, mres, kres, row.get("failed", []), windows))
     except (KeyError, TypeError) as e:
-        raise ParamError(f"--from-json '{path}': a row lacks {e}") from None
+        raise ParamError(f"--rescore '{path}': a row lacks {e}") from None
     return {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": stored.get("window"),
-            "rescored_from": path, "rows": rows}
+            "model_windows": windows, "rescored_from": path, "rows": rows}
 
 
 def sys_within(res: dict) -> tuple[int, int]:

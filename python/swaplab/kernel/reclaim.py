@@ -106,9 +106,10 @@ def build_parser():
                    help="write the recorded slot layouts: one little-endian uint64 per page")
     p.add_argument("--phase-layouts", action="store_true",
                    help="also record every process's slot layout at each phase marker")
-    p.add_argument("--window", default="0",
-                   help="operations (TOUCH, MUNMAP) in flight at once over all processes; 1 runs "
-                        "them one after another as the model does (default 0: 2 per CPU)")
+    for act in p._actions:     # the model's --window, with the driver's default
+        if act.dest == "window":
+            act.help = ("operations (TOUCH, MUNMAP) in flight at once over all processes; 1 runs "
+                        "them one after another as the model does by default (default 0: 2 per CPU)")
     return p
 
 
@@ -139,7 +140,7 @@ def params_from_args(a, argv: list) -> ReclaimParams:
     p = ReclaimParams(workload=prm["workload"], preset=preset, stream=stream)
     p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
     p.phase_layouts = bool(a.phase_layouts)
-    p.window = parse_count(a.window, "--window", 0, 4096)
+    p.window = 0 if a.window is None else parse_count(a.window, "--window", 0, 4096)
     cost = model.load_cost(a.cost)
     p.cost = dict(_core.cost_default(), **(cost or {}))
     return p
