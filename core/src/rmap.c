@@ -16,12 +16,6 @@ int sl_rmap_enable(sl_device *d)
 	return d->rmap ? 0 : -1;
 }
 
-void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr)
-{
-	for (uint32_t j = 0; j < nr; j++)
-		sl_rmap_note_pte(s, &pte[j]);
-}
-
 void sl_rmap_forget_ptes(const sl_swapset *s, uint64_t *pte, uint64_t n)
 {
 	for (uint64_t j = 0; j < n; j++) {

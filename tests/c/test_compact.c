@@ -53,7 +53,7 @@ static fixture *fixture_make(int others)
 	for (uint64_t s = 1; s < NSLOTS; s++) {
 		CHECK_EQ(f->d->map[s], 1);
 		f->pte[s] = PTE_SWAP_BIT | s;
-		sl_rmap_note_ptes(f->s, &f->pte[s], 1);
+		sl_rmap_note_pte(f->s, &f->pte[s]);
 	}
 	for (uint64_t s = 16; s < NSLOTS; s++) {
 		int drop = in_window(s) ? !is_win_used(s) : others && (s & 15) >= 8;

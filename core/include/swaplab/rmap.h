@@ -46,9 +46,6 @@ static inline void sl_rmap_note_pte(const sl_swapset *s, uint64_t *pte)
 		d->rmap[sl_entry_off(e)] = pte;
 }
 
-/* sl_rmap_note_pte() of each of pte[0 .. nr), all swap PTEs. */
-void sl_rmap_note_ptes(const sl_swapset *s, uint64_t *pte, uint32_t nr);
-
 /* A process goes away with pte[0 .. n) (any PTEs): the swap ones' slots
  * are no longer held by them. */
 void sl_rmap_forget_ptes(const sl_swapset *s, uint64_t *pte, uint64_t n);
