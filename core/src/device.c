@@ -145,6 +145,63 @@ uint64_t sl_total_swap_pages(const sl_device *d)
 	return n;
 }
 
+/* Eight map bytes from m, byte j at bits 8j. */
+static inline uint64_t map_word(const uint8_t *m)
+{
+	uint64_t x;
+
+	memcpy(&x, m, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* Whether map unit u holds a free run of 2^order at an aligned start: a
+ * unit is one word (8 slots) below order 3, else 2^(order-3) words. */
+static inline int unit_has_free_run(const uint8_t *map, uint64_t u, int order)
+{
+	const uint64_t hi = UINT64_C(0x8080808080808080), lo = UINT64_C(0x7f7f7f7f7f7f7f7f);
+	/* the flag bit (bit 7) of the first byte of each aligned 1, 2, 4 bytes */
+	static const uint64_t first[3] = { UINT64_C(0x8080808080808080),
+					   UINT64_C(0x0080008000800080),
+					   UINT64_C(0x0000008000000080) };
+
+	if (order >= 3) {
+		const uint64_t g = UINT64_C(1) << (order - 3);
+		for (uint64_t i = 0; i < g; i++)
+			if (map_word(map + 8 * (u * g + i)))
+				return 0;
+		return 1;
+	}
+	uint64_t x = map_word(map + 8 * u);
+	/* bit 7 of each byte: set where the byte is not 0 */
+	uint64_t nz = (((x & lo) + lo) | x) & hi;
+	for (int k = 0; k < order; k++)
+		nz |= nz >> (8 << k);
+	return (~nz & first[order]) != 0;
+}
+
+int sl_dev_has_free_run(const sl_device *d, int order, uint64_t *hint)
+{
+	if (order < 0 || order >= SL_NR_ORDERS)
+		return 0;
+	/* units of the map: words below order 3, else aligned word groups */
+	const uint64_t units = (uint64_t)d->nr_clusters * SL_CLUSTER / 8 >> (order > 3 ? order - 3 : 0);
+	uint64_t u = hint && *hint < units ? *hint : 0;
+
+	for (uint64_t n = 0; n < units; n++) {
+		if (unit_has_free_run(d->map, u, order)) {
+			if (hint)
+				*hint = u;
+			return 1;
+		}
+		if (++u == units)
+			u = 0;
+	}
+	return 0;
+}
+
 int sl_vm_swap_full(const sl_device *d)
 {
 	/* vm_swap_full(): nr_swap_pages * 2 < total_swap_pages */

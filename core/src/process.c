@@ -104,6 +104,9 @@ struct sl_proc {
 	uint8_t *swra;             /* [folio id] PG_readahead */
 	uint32_t *rac[SL_MAX_REGIONS]; /* [page] the unmapped swap-cache folio of its swap PTE */
 	sl_swap_ra ra[SL_MAX_REGIONS]; /* vma->swap_readahead_info */
+	/* note_failure(): where each device's last aligned free run of each
+	 * order was found (sl_dev_has_free_run()'s hint) */
+	uint64_t run_hint[SL_MAX_SWAPFILES][SL_NR_ORDERS];
 };
 
 static int is_swap(uint64_t pte) { return (pte & PTE_SWAP) != 0; }
@@ -257,6 +260,24 @@ static uint64_t proc_alloc(sl_proc *p, int order)
 
 	proc_migrate(p);
 	return off;
+}
+
+/* A swap-out's failure at `order` (0: no slot for a page; else the folio's
+ * fallback), counted as avoidable where free space could have served it:
+ * sl_proc_stats' fail_free and fail_aligned. Failure paths only. */
+static __attribute__((noinline, cold)) void note_failure(sl_proc *p, int order)
+{
+	const sl_swapset *s = p->s;
+
+	if (!(sl_nr_swap_pages(s->dev[0]) >> order))
+		return;
+	p->st.fail_free[order]++;
+	for (int t = 0; t < s->nr; t++) {
+		if (sl_dev_has_free_run(s->dev[t], order, &p->run_hint[t][order])) {
+			p->st.fail_aligned[order]++;
+			return;
+		}
+	}
 }
 
 /* The same for noncontig: the entries land in p->pages; returns the runs. */
@@ -1084,6 +1105,7 @@ static inline __attribute__((always_inline)) void reclaim_order0_slot(sl_proc *p
 	f->queued = 0;
 	if (!off) {
 		p->st.alloc_fail0++;
+		note_failure(p, 0);
 	} else if (rg->swo) {
 		swap_out(p, id, off, NULL, 1);
 	} else {
@@ -1162,6 +1184,7 @@ static inline __attribute__((always_inline)) int split_reclaim_slot(sl_proc *p, 
 	}
 	/* no slot: the page stays resident, an order-0 folio of its own */
 	p->st.alloc_fail0++;
+	note_failure(p, 0);
 	if (!is_head) {
 		folio_map_new(p, p->f[id].region, pg, 0);
 		return 0;
@@ -1236,6 +1259,7 @@ static void reclaim_folio(sl_proc *p, uint32_t id)
 	uint32_t head = f->head, nr = 1u << order;
 	region *rg = &p->reg[f->region];
 	p->st.swpout_fallback[order]++;
+	note_failure(p, order);
 	if (!p->hk && !rg->swo) {
 		split_reclaim(p, rg, id);
 		return;

@@ -66,6 +66,8 @@ static void iter_end(run_ctx *c)
 		ir->swpout_extents[o] = ir->swpout[o] + st->swpout_extra_runs[o] -
 					c->base.swpout_extra_runs[o];
 		ir->swpin[o] = st->swpin[o] - c->base.swpin[o];
+		ir->fail_free[o] = st->fail_free[o] - c->base.fail_free[o];
+		ir->fail_aligned[o] = st->fail_aligned[o] - c->base.fail_aligned[o];
 	}
 	ir->alloc_fail0 = st->alloc_fail0 - c->base.alloc_fail0;
 	if (c->defer && !sl_proc_layout_snap16(c->p, c->snap[c->nsnap], &ir->swapped_pages)) {

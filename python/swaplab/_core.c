@@ -156,12 +156,14 @@ static int parse_params(PyObject *kw, sl_wl_params *p, const char **policy, int 
 
 static PyObject *iter_dict(const sl_iter_result *ir, int ndev)
 {
-	PyObject *d = Py_BuildValue("{s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K}", "swpout",
+	PyObject *d = Py_BuildValue("{s:N,s:N,s:N,s:N,s:K,s:N,s:N,s:K,s:K,s:K}", "swpout",
 			     u64_list(ir->swpout, SL_NR_ORDERS), "swpout_fallback",
 			     u64_list(ir->swpout_fallback, SL_NR_ORDERS), "swpout_extents",
 			     u64_list(ir->swpout_extents, SL_NR_ORDERS), "swpin",
 			     u64_list(ir->swpin, SL_NR_ORDERS), "alloc_fail0",
-			     (unsigned long long)ir->alloc_fail0, "layout_hash",
+			     (unsigned long long)ir->alloc_fail0, "fail_free",
+			     u64_list(ir->fail_free, SL_NR_ORDERS), "fail_aligned",
+			     u64_list(ir->fail_aligned, SL_NR_ORDERS), "layout_hash",
 			     (unsigned long long)ir->layout_hash, "inuse_pages",
 			     (unsigned long long)ir->inuse_pages, "swapped_pages",
 			     (unsigned long long)ir->swapped_pages);

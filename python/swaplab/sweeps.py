@@ -51,8 +51,8 @@ RESERVED: dict = {}
 OTHER_KEYS = {"metrics"}
 
 ROW_COLUMNS = ["cell", *AXES, "size_kb", "iterations_with_data", "mean_fallback_pct", "sd_fallback_pct", "max_fallback_pct",
-               "last10_mean_fallback_pct", "swpout", "swpout_fallback", "order0_alloc_fail",
-               "final_layout_hash"]
+               "last10_mean_fallback_pct", "swpout", "swpout_fallback", "swpout_fallback_free",
+               "swpout_fallback_aligned", "order0_alloc_fail", "order0_alloc_fail_free", "final_layout_hash"]
 FRAG_COLUMNS = ["final_free_slots", "final_unusable_index", "final_fragmentation_index",
                 "final_free_extents", "final_bluestore_score", "mean_bluestore_score"]
 
@@ -172,7 +172,12 @@ def run_task(task: tuple) -> tuple:
                "last10_mean_fallback_pct": round(stats.mean(last), 6) if last else None,
                "swpout": sum(it["swpout"][o] for it in its),
                "swpout_fallback": sum(it["swpout_fallback"][o] for it in its),
+               # of those, the fallbacks while the devices had 2^order free
+               # slots, and while one had them naturally aligned together
+               "swpout_fallback_free": sum(it["fail_free"][o] for it in its),
+               "swpout_fallback_aligned": sum(it["fail_aligned"][o] for it in its),
                "order0_alloc_fail": sum(it["alloc_fail0"] for it in its),
+               "order0_alloc_fail_free": sum(it["fail_free"][0] for it in its),
                "final_layout_hash": f"{its[-1]['layout_hash']:016x}" if its else None}
         if metrics:
             f = its[-1]["frag"]

@@ -144,3 +144,66 @@ TEST(device_alloc_batch0_equals_single_allocations)
 		}
 	}
 }
+
+/* sl_dev_has_free_run() by definition: some naturally aligned 2^order
+ * slots all free (map byte 0). */
+static int free_run_reference(const sl_device *d, int order)
+{
+	const uint64_t n = UINT64_C(1) << order, slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+
+	for (uint64_t s = 0; s + n <= slots; s += n) {
+		uint64_t i = 0;
+		while (i < n && !d->map[s + i])
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+TEST(device_free_run_search_matches_the_definition)
+{
+	sl_device *d = t_device("first-fit", 4096);
+	const uint64_t slots = (uint64_t)d->nr_clusters * SL_CLUSTER;
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	int found[SL_NR_ORDERS] = { 0 }, missed[SL_NR_ORDERS] = { 0 };
+
+	/* the new device: everything but slot 0 (the header) is free */
+	for (int o = 0; o < SL_NR_ORDERS; o++)
+		CHECK_EQ(sl_dev_has_free_run(d, o, NULL), 1);
+	/* random maps from nearly empty to nearly full, and runs of free
+	 * slots one short of each alignment */
+	for (int round = 0; round < 400; round++) {
+		unsigned busy = 1 + round % 64; /* of 64 slots */
+		for (uint64_t s = 1; s < slots; s++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			d->map[s] = (x & 63) < busy ? (uint8_t)(1 + (x >> 8) % SL_SLOT_BAD) : 0;
+		}
+		if (round % 5 >= 3) {
+			/* one free run of 2^o, everything else busy: aligned, or
+			 * at an odd offset (no aligned run of 2^o in it) */
+			int o = 1 + (round / 5) % (SL_NR_ORDERS - 1);
+			uint64_t at = (UINT64_C(1) << o) * (1 + round % 3) + (round % 5 == 4);
+			memset(d->map, 1, slots);
+			memset(d->map + at, 0, UINT64_C(1) << o);
+		}
+		if (round % 50 == 49)
+			memset(d->map, 1, slots); /* full */
+		for (int o = 0; o < SL_NR_ORDERS; o++) {
+			int want = free_run_reference(d, o);
+			/* from the start, and from a hint anywhere (the scan wraps) */
+			uint64_t hint = x % (slots / 4);
+			CHECK_EQ(sl_dev_has_free_run(d, o, NULL), want);
+			CHECK_EQ(sl_dev_has_free_run(d, o, &hint), want);
+			found[o] += want;
+			missed[o] += !want;
+		}
+	}
+	/* both answers came up at every order */
+	for (int o = 0; o < SL_NR_ORDERS; o++)
+		CHECK(found[o] > 0 && missed[o] > 0);
+	CHECK_EQ(sl_dev_has_free_run(d, -1, NULL), 0);
+	CHECK_EQ(sl_dev_has_free_run(d, SL_NR_ORDERS, NULL), 0);
+	memset(d->map, 0, slots); /* the fixture's destroy does not look */
+	sl_device_destroy(d);
+}

@@ -96,3 +96,45 @@ def test_slot_cache_slots_are_named_cache_held():
     assert all(it["cache_held_pages"] > 0 for it in res["iterations"])
     res, _ = run_model(WorkloadParams(workload="thp-swap-v1", small_folios=True, iterations=3), "linux-6.18")
     assert res["first_cache_held_iteration"] is None
+
+
+def _avoidable(policy, **opts):
+    """Per-order sums over a run: fallbacks (order 0: failed slots), and of
+    those the ones counted while >= 2^order slots were free and while a
+    naturally aligned free run of 2^order existed."""
+    from swaplab.params import params_from_options
+    wp = params_from_options(opts.pop("workload", "thp-swap-v1"), policy, **opts)
+    its = _core.run(policy=policy, metrics=False, **dict(wp.core_kwargs(), seed=1))["iterations"]
+    fb = [sum(it["swpout_fallback"][o] for it in its) for o in range(10)]
+    fb[0] = sum(it["alloc_fail0"] for it in its)
+    return (fb, [sum(it["fail_free"][o] for it in its) for o in range(10)],
+            [sum(it["fail_aligned"][o] for it in its) for o in range(10)])
+
+
+@pytest.mark.parametrize("policy", [p["name"] for p in _core.policies()])
+def test_avoidable_failures_are_a_subset_of_the_failures(policy):
+    """Overfull and mixed sizes: aligned <= free <= all, order by order; a
+    policy that finds any aligned free run (first-fit, buddy, noncontig)
+    never fails while one exists, and noncontig, which takes any free
+    slots, never fails while 2^order of them are free."""
+    fb, free, aligned = _avoidable(policy, swap_size="48M", mthp="16K,64K,256K", small_folios=True,
+                                   iterations=20)
+    assert all(a <= f <= n for a, f, n in zip(aligned, free, fb))
+    assert fb[0] > 0 and fb[4] > 0
+    if policy in ("first-fit", "buddy", "noncontig"):
+        assert aligned == [0] * 10
+    if policy == "noncontig":
+        assert free == [0] * 10
+
+
+def test_avoidable_failures_golden_linux_6_18():
+    """Issue 11's overfull cells: every order-0 failure of 6.18 is with the
+    device full, while most of its 64K fallbacks had an aligned free 64K
+    range on the device; proposal-compact's had none."""
+    fb, free, aligned = _avoidable("linux-6.18", swap_size="48M", mthp="16K,64K,256K")
+    assert (fb[0], free[0], aligned[0]) == (289489, 0, 0)
+    assert (fb[4], free[4], aligned[4]) == (16880, 12437, 11334)
+    assert (fb[6], free[6], aligned[6]) == (16, 14, 3)
+    fb, free, aligned = _avoidable("proposal-compact", swap_size="48M", mthp="16K,64K,256K")
+    assert (fb[0], free[0], aligned[0]) == (291346, 0, 0)
+    assert (fb[4], free[4], aligned[4]) == (4495, 22, 0)

@@ -58,6 +58,12 @@ int sl_vm_swap_full(const sl_device *d);
  * get_swap_pages() batch in progress (<= 6.13), as the kernel's counter. */
 uint64_t sl_nr_swap_pages(const sl_device *d);
 uint64_t sl_total_swap_pages(const sl_device *d);
+/* 1 if the slot map holds 2^order free slots in a row, naturally aligned:
+ * what a contiguous allocator could have given a folio of that order. A
+ * scan of the map (word at a time), for failure paths and checks only.
+ * hint: NULL, or where the last call at this order found one: the scan
+ * starts there, wraps, and leaves the new find there. */
+int sl_dev_has_free_run(const sl_device *d, int order, uint64_t *hint);
 
 /* ------------------------------------------------------------------ swapset */
 
@@ -226,6 +232,12 @@ typedef struct sl_proc_stats {
 						   swpout's folios took beyond one each */
 	uint64_t swpin[SL_NR_ORDERS];           /* folios swapped in, by order */
 	uint64_t alloc_fail0;                   /* order-0 swap-out that found no slot */
+	/* failures that free space could have served (docs/proposals/grid.md,
+	 * "avoidable failures"): at [0] order-0 failures, at [k] fallbacks of
+	 * order k, counted while the devices had >= 2^k free slots (free) and
+	 * while one held a naturally aligned free run of 2^k (aligned) */
+	uint64_t fail_free[SL_NR_ORDERS];
+	uint64_t fail_aligned[SL_NR_ORDERS];
 	uint64_t faults_anon[SL_NR_ORDERS];     /* anonymous folios created */
 	uint64_t splits;                        /* folios split by MADV_PAGEOUT range cuts */
 	uint64_t zero_remapped;                 /* never-written pages a split mapped to the zero page */
@@ -363,6 +375,8 @@ typedef struct sl_iter_result {
 						  folios took: one each, more under noncontig */
 	uint64_t swpin[SL_NR_ORDERS];
 	uint64_t alloc_fail0;
+	uint64_t fail_free[SL_NR_ORDERS];    /* sl_proc_stats' avoidable failures */
+	uint64_t fail_aligned[SL_NR_ORDERS];
 	uint64_t layout_hash;
 	uint64_t inuse_pages;
 	uint64_t swapped_pages;    /* pages of the regions that are swapped out */
