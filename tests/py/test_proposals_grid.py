@@ -1,0 +1,47 @@
+"""docs/proposals/make_grid.py's judging of issue 11's targets: an overfull
+cell (noncontig fails order-0 allocations) is judged on its avoidable
+failures, the raw counts kept apart."""
+import importlib.util
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _make_grid():
+    spec = importlib.util.spec_from_file_location("make_grid", os.path.join(ROOT, "docs", "proposals",
+                                                                         "make_grid.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _row(swap, pct, free, f0, f0free, mthp="16K,64K"):
+    return {"workload": "thp-swap-v1", "mthp": mthp, "swap": swap, "device": "zram", "region_offset": "0",
+            "size_kb": 64, "fallback_pct": pct, "fallback_free_pct": free, "order0_fail": f0,
+            "order0_fail_free": f0free, "folios": {"linux-6.18": 700.0}}
+
+
+def test_overfull_cells_are_judged_on_avoidable_failures():
+    mg = _make_grid()
+    P = "proposal-compact"
+    pct = {"linux-6.18": 20.0, P: 25.0, "first-fit": 20.0, "noncontig": 19.0}
+    f0 = {"linux-6.18": 1000, P: 1100, "first-fit": 1000, "noncontig": 1200}
+    # overfull, but the proposal's extra fallback came with no free space
+    a = mg.assess([_row("48M", pct, {"linux-6.18": 15.0, P: 0.2, "first-fit": 0.0}, f0,
+                        {"linux-6.18": 0, P: 0, "first-fit": 0})], P)
+    assert (a["worse_than_6.18"], a["more_order0_failures"], a["above_first_fit"]) == ([], [], [])
+    assert len(a["worse_than_6.18_raw"]) == len(a["more_order0_failures_raw"]) == 1
+    assert len(a["above_first_fit_raw"]) == 1
+    # overfull, and free space was there: a miss of its own
+    a = mg.assess([_row("48M", pct, {"linux-6.18": 1.0, P: 3.5, "first-fit": 0.0}, f0,
+                        {"linux-6.18": 0, P: 7, "first-fit": 0})], P)
+    assert [t[-3:] for t in a["worse_than_6.18"]] == [(1.0, 3.5, "space")]
+    assert [t[-3:] for t in a["above_first_fit"]] == [(0.0, 3.5, "space")]
+    assert [t[-3:] for t in a["more_order0_failures"]] == [(0, 7, "space")]
+    # a cell that fits (noncontig never fails order 0) keeps the raw rule
+    fits = dict(f0, noncontig=0)
+    a = mg.assess([_row("64M", pct, {"linux-6.18": 15.0, P: 0.0, "first-fit": 0.0}, fits,
+                        {"linux-6.18": 0, P: 0, "first-fit": 0})], P)
+    assert [t[-3:] for t in a["worse_than_6.18"]] == [(20.0, 25.0, "other")]
+    assert [t[-3:] for t in a["more_order0_failures"]] == [(1000, 1100, "other")]
+    assert a["worse_than_6.18_raw"] == []
