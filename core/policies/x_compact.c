@@ -168,7 +168,7 @@ static void cp_after_release(sl_device *d, uint32_t c)
 	if (d->ci[c].count == 0)
 		lrm_free_cluster(d, c, 0);
 	else
-		lrm_partial_free_cluster(d, c, 0);
+		lrm_partial_free_cluster_k(d, c, 0, 1);
 }
 
 /* The window's free slots, pinned (on) or unpinned (off): the swap cache
@@ -301,7 +301,7 @@ static uint64_t cp_alloc_slow_conc(sl_device *d, int cpu, int order)
 	.name = "proposal-compact",                                                       \
 	.summary = "proposal over proposal-holes-first: before an mTHP fallback, move the few entries of one aligned window (reverse map) and take it", \
 	.kernel = "",                                                                     \
-	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP,              \
+	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP | SL_POL_KEEP_FULL0, \
 	.alloc = cp_alloc_##m, .alloc_fast = cp_alloc_fast_##m,                           \
 	.alloc_slow = cp_alloc_slow_##m, .init = xp_init, .free = lr_free_##m,            \
 	.tick = lr_swap_discard_work_##m, .sync_discard = xp_sync_discard_##m,            \

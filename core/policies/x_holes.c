@@ -118,6 +118,37 @@ LR_INLINE uint64_t holes_steal0(sl_device *d, int cpu, const int conc)
 	return 0;
 }
 
+/* SL_POL_KEEP_FULL0's step (proposal-holes-first revision 3, before the
+ * steal): the first cluster on the full list that holds kept free slots
+ * (lrm_keep_full0()) is isolated, as isolate_lock_cluster() would, and
+ * scanned; the scan relocates it to frag[0] (or full again). The walk
+ * runs only while d->kept0 says a keep may have happened since the last
+ * walk that found none; kept0 is cleared before the walk, so a keep during
+ * it is not lost. */
+LR_INLINE uint64_t holes_kept0(sl_device *d, int cpu, const int conc)
+{
+	uint32_t h = sli_head(d, SL_LIST_FULL), found = SL_NIL;
+
+	sl_dev_lock_m(conc, d);
+	atomic_store_explicit(&d->kept0, 0, memory_order_relaxed);
+	for (uint32_t c = d->ci[h].next; c != h; c = d->ci[c].next) {
+		if (!sl_ci_trylock_m(conc, d, c))
+			continue; /* busy: another CPU has it */
+		if (d->ci[c].count < SL_CLUSTER && d->ci[c].flags == SL_CF_FULL) {
+			sli_isolate_cluster(d, c);
+			found = c;
+			/* there may be more */
+			atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+			break;
+		}
+		sl_ci_unlock_m(conc, d, c);
+	}
+	sl_dev_unlock_m(conc, d);
+	if (found == SL_NIL)
+		return 0;
+	return lrm_alloc_swap_scan_cluster(d, cpu, found, sli_cluster_offset(found), 0, conc);
+}
+
 /* cluster_alloc_swap_entry() for order 0 on a solid-state block device
  * without discard - 6.18's ladder with holes_steal0() as its last step. */
 LR_INLINE uint64_t holes_ladder0_m(sl_device *d, int cpu, int order, const int conc)
@@ -134,6 +165,8 @@ LR_INLINE uint64_t holes_ladder0_m(sl_device *d, int cpu, int order, const int c
 		lrm_swap_reclaim_full_clusters(d, conc);
 	found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(0), 0, 0, conc);
 	if (found)
+		return found;
+	if (atomic_load_explicit(&d->kept0, memory_order_relaxed) && (found = holes_kept0(d, cpu, conc)))
 		return found;
 	return holes_steal0(d, cpu, conc);
 }

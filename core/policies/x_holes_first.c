@@ -122,7 +122,7 @@ LR_BUILD_BOTH(hf_alloc_slow)
 	.name = "proposal-holes-first",                                                   \
 	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster; order-0 clusters keep their order", \
 	.kernel = "",                                                                     \
-	.props = XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS,                               \
+	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_KEEP_FULL0,         \
 	.alloc = hf_alloc_##m, .alloc_fast = hf_alloc_fast_##m,                           \
 	.alloc_slow = hf_alloc_slow_##m, XP_SHARED_OPS(m)
 

@@ -110,7 +110,9 @@ static int check_counts(const sl_device *d, char *msg, size_t len)
 			FAIL("I2: cluster %u count %u but %u slots are not free", c, ci->count, n);
 		if (ci->flags == SL_CF_FREE && (n || ci->order))
 			FAIL("I5: free cluster %u has count %u order %u", c, n, ci->order);
-		if (ci->flags == SL_CF_FULL && n != SL_CLUSTER)
+		if (ci->flags == SL_CF_FULL && n != SL_CLUSTER &&
+		    !((d->pol->props & SL_POL_KEEP_FULL0) && !ci->order &&
+		      n > SL_CLUSTER - SL_KEEP0_SLOTS && atomic_load(&d->kept0)))
 			FAIL("I5: full cluster %u has count %u", c, n);
 		if ((ci->flags == SL_CF_NONFULL || ci->flags == SL_CF_FRAG) &&
 		    (n == 0 || n == SL_CLUSTER))

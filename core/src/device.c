@@ -259,7 +259,7 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 
 /* The policy's free of one run, with the cluster's lock held. lr: a 6.14+
  * policy, whose free (lr_free_det / lr_free_conc) runs here inline, in this
- * mode's build. rmap: the device keeps a reverse map (rmap.h), whose back
+ * mode's build; 2: one with SL_POL_KEEP_FULL0 (lrm_keep_full0()). rmap: the device keeps a reverse map (rmap.h), whose back
  * pointers of the run go here, where swap_entries_free() would clear them. */
 static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cpu, uint64_t off,
 							    uint32_t nr, const int conc,
@@ -268,7 +268,7 @@ static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cp
 	if (rmap)
 		sl_rmap_clear(d, off, nr);
 	if (lr)
-		lrm_swap_entries_free(d, off, nr, conc);
+		lrm_swap_entries_free_k(d, off, nr, conc, lr == 2);
 	else
 		d->pol->free(d, cpu, off, nr);
 }
@@ -415,6 +415,10 @@ SWAP_PUT_BUILD(swap_put_rmap_det, 0, 0, 1)
 SWAP_PUT_BUILD(swap_put_rmap_conc, 1, 0, 1)
 SWAP_PUT_BUILD(swap_put_lr_rmap_det, 0, 1, 1)
 SWAP_PUT_BUILD(swap_put_lr_rmap_conc, 1, 1, 1)
+SWAP_PUT_BUILD(swap_put_lrk_det, 0, 2, 0)
+SWAP_PUT_BUILD(swap_put_lrk_conc, 1, 2, 0)
+SWAP_PUT_BUILD(swap_put_lrk_rmap_det, 0, 2, 1)
+SWAP_PUT_BUILD(swap_put_lrk_rmap_conc, 1, 2, 1)
 
 void sli_device_pick_mode(sl_device *d)
 {
@@ -422,7 +426,11 @@ void sli_device_pick_mode(sl_device *d)
 
 	if (d->lk && d->pol->concurrent)
 		d->pol = d->pol->concurrent;
-	if (d->pol->free == lr_free_det)
+	if (d->pol->free == lr_free_det && (d->pol->props & SL_POL_KEEP_FULL0))
+		d->put = rmap ? swap_put_lrk_rmap_det : swap_put_lrk_det;
+	else if (d->pol->free == lr_free_conc && (d->pol->props & SL_POL_KEEP_FULL0))
+		d->put = rmap ? swap_put_lrk_rmap_conc : swap_put_lrk_conc;
+	else if (d->pol->free == lr_free_det)
 		d->put = rmap ? swap_put_lr_rmap_det : swap_put_lr_det;
 	else if (d->pol->free == lr_free_conc)
 		d->put = rmap ? swap_put_lr_rmap_conc : swap_put_lr_conc;

@@ -165,3 +165,86 @@ TEST(holes_first_order2_takes_an_order0_hole_and_leaves_the_cluster_order0s)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+/* Revision 3 (SL_POL_KEEP_FULL0): 256 MiB = clusters 0..127; cluster 0
+ * full of order 0 (the header and 511 slots). */
+static sl_device *order0_full_cluster(const char *policy, uint64_t slots)
+{
+	sl_device *d = t_device(policy, slots);
+
+	ALLOC_N(d, 0, 0, 511);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	return d;
+}
+
+TEST(holes_first_keeps_a_nearly_full_order0_cluster_on_the_full_list)
+{
+	sl_device *d = order0_full_cluster("proposal-holes-first", 65536);
+
+	/* 31 frees leave 481 in use: the cluster stays, no list move */
+	for (uint64_t s = 100; s < 131; s++)
+		sl_swap_put(d, 0, s, 1);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_LIST_EMPTY(d, NF(0));
+	CHECK_EQ(d->ci[0].count, 481);
+	CHECK_EQ(atomic_load(&d->kept0), 1);
+	CHECK_INVARIANTS(d);
+	/* the 32nd (SL_KEEP0_SLOTS free) moves it as 6.18 does */
+	sl_swap_put(d, 0, 131, 1);
+	CHECK_LIST_EMPTY(d, SL_LIST_FULL);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_keeps_nothing_where_6_18_or_swap_is_short)
+{
+	/* linux-6.18: the first free moves the cluster to nonfull[0] */
+	sl_device *d = order0_full_cluster("linux-6.18", 65536);
+	sl_swap_put(d, 0, 100, 1);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(atomic_load(&d->kept0), 0);
+	sl_device_destroy(d);
+	/* 64 MiB: never 64 MiB free (the header) */
+	d = order0_full_cluster("proposal-holes-first", 16384);
+	sl_swap_put(d, 0, 100, 1);
+	CHECK_LIST(d, NF(0), 0);
+	sl_device_destroy(d);
+	/* 256 MiB over half in use: 65 PMD clusters */
+	d = order0_full_cluster("proposal-holes-first", 65536);
+	ALLOC_N(d, 0, 9, 65);
+	sl_swap_put(d, 0, 100, 1);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(atomic_load(&d->kept0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order0_takes_kept_slots_back_before_it_steals)
+{
+	sl_device *d = order0_full_cluster("proposal-holes-first", 65536);
+
+	sl_swap_put(d, 0, 100, 1); /* kept */
+	/* 64K folios fill clusters 1..127, then all but the first of each
+	 * cluster go: nonfull[4] holds them all, the free list is empty and
+	 * swap is far from full */
+	ALLOC_N(d, 0, 4, 127 * 32);
+	CHECK_LIST_EMPTY(d, SL_LIST_FREE);
+	for (uint64_t c = 1; c < 128; c++)
+		for (uint64_t j = 1; j < 32; j++)
+			sl_swap_put(d, 0, c * 512 + j * 16, 16);
+	CHECK_EQ(d->list_len[NF(4)], 127);
+	CHECK_EQ(atomic_load(&d->kept0), 1);
+	/* CPU 1, no cursor: nonfull[0], free, frag[0] are empty; the kept
+	 * slot comes back before the steal would take an order-4 cluster's */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 100);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_EQ(d->list_len[NF(4)], 127);
+	CHECK_EQ(atomic_load(&d->kept0), 1); /* there may have been more */
+	/* none left: the walk says so, and order 0 steals */
+	uint64_t off = sl_swap_alloc(d, 1, 0);
+	CHECK(off >= 512);
+	CHECK_EQ(atomic_load(&d->kept0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}

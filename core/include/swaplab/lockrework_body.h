@@ -72,15 +72,48 @@ LR_INLINE void lrm_free_cluster(sl_device *d, uint32_t c, const int conc)
 	lrm___free_cluster(d, c, conc);
 }
 
-/* partial_free_cluster() - 6.14..6.18: slots were freed, some remain in use. */
-LR_INLINE void lrm_partial_free_cluster(sl_device *d, uint32_t c, const int conc)
+/* SL_POL_KEEP_FULL0's rule (a proposal's, no kernel has it): a full
+ * order-0 cluster that a free leaves with fewer than SL_KEEP0_SLOTS free
+ * slots stays on the full list while swap is plentiful - at most half in
+ * use and SL_KEEP0_MIN_FREE slots free - on a solid-state block device
+ * without discard (where order 0 runs proposal-holes' ladder, which takes
+ * kept slots back). Returns 1 when the cluster stays. Only the frees of
+ * such a policy call it (their own builds, `keep` below), so no other
+ * policy pays for the test. */
+LR_INLINE int lrm_keep_full0(sl_device *d, const sl_cluster *ci)
+{
+	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	SL_ASSERT(d->pol->props & SL_POL_KEEP_FULL0);
+	if (ci->order != 0 || ci->count <= SL_CLUSTER - SL_KEEP0_SLOTS ||
+	    (d->flags & (need | SL_DEV_DISCARD)) != need)
+		return 0;
+	uint64_t inuse = atomic_load_explicit(&d->inuse_pages, memory_order_relaxed);
+	if (inuse * 2 > d->pages || d->pages - inuse < SL_KEEP0_MIN_FREE)
+		return 0;
+	if (!atomic_load_explicit(&d->kept0, memory_order_relaxed))
+		atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+	return 1;
+}
+
+/* partial_free_cluster() - 6.14..6.18: slots were freed, some remain in use.
+ * keep: a SL_POL_KEEP_FULL0 policy's build. */
+LR_INLINE void lrm_partial_free_cluster_k(sl_device *d, uint32_t c, const int conc, const int keep)
 {
 	sl_cluster *ci = &d->ci[c];
 
 	SL_ASSERT(ci->count != 0 && ci->count != SL_CLUSTER);
 	sl_assert_ci_locked(d, c);
-	if (ci->flags != SL_CF_NONFULL)
+	if (ci->flags != SL_CF_NONFULL) {
+		if (keep && ci->flags == SL_CF_FULL && lrm_keep_full0(d, ci))
+			return;
 		lrm_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL, conc);
+	}
+}
+
+LR_INLINE void lrm_partial_free_cluster(sl_device *d, uint32_t c, const int conc)
+{
+	lrm_partial_free_cluster_k(d, c, conc, 0);
 }
 
 /* relocate_cluster() - 6.14..6.18: after an allocation attempt, put the
@@ -229,7 +262,8 @@ LR_COLD void lrm_swap_reclaim_full_clusters(sl_device *d, const int conc)
 /* swap_entries_free() - 6.16..6.18 (swap_entry_range_free() in 6.14/6.15):
  * release a run inside one cluster, then free_cluster() or
  * partial_free_cluster(). */
-LR_INLINE void lrm_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr, const int conc)
+LR_INLINE void lrm_swap_entries_free_k(sl_device *d, uint64_t off, uint32_t nr, const int conc,
+				       const int keep)
 {
 	uint32_t c = sli_cluster_of(off);
 
@@ -241,7 +275,12 @@ LR_INLINE void lrm_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr, co
 	if (d->ci[c].count == 0)
 		lrm_free_cluster(d, c, conc);
 	else
-		lrm_partial_free_cluster(d, c, conc);
+		lrm_partial_free_cluster_k(d, c, conc, keep);
+}
+
+LR_INLINE void lrm_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr, const int conc)
+{
+	lrm_swap_entries_free_k(d, off, nr, conc, 0);
 }
 
 /* swap_alloc_fast() - 6.15..6.18 (6.14: the per-CPU cluster step of

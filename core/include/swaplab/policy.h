@@ -94,7 +94,17 @@ enum {
 	 * map from each slot to its PTE (rmap.h), which the process model
 	 * fills (proposal-compact). */
 	SL_POL_RMAP = 1u << 9,
+	/* While swap is plentiful, a slot freed in a full order-0 cluster that
+	 * keeps it nearly full leaves the cluster on the full list (no list
+	 * move, no device lock); order 0 takes such kept slots back before it
+	 * steals (lockrework_body.h lrm_keep_full0(), proposal-holes-first
+	 * revision 3). Invariant I5 allows the kept slots. */
+	SL_POL_KEEP_FULL0 = 1u << 10,
 };
+/* SL_POL_KEEP_FULL0: kept while fewer slots than this are free in the
+ * cluster, and while at least SL_KEEP0_MIN_FREE slots are free */
+#define SL_KEEP0_SLOTS 32u
+#define SL_KEEP0_MIN_FREE 16384u /* 64 MiB */
 
 typedef struct sl_policy {
 	const char *name;       /* CLI name, e.g. "linux-6.18" */

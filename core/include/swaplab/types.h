@@ -177,6 +177,10 @@ typedef struct sl_device {
 				   and has not allocated yet (scan_classic.h) */
 	/* written on every list move, under the device lock */
 	_Alignas(SL_CACHELINE) uint32_t list_len[SL_NR_LISTS];
+	/* SL_POL_KEEP_FULL0: a cluster on the full list may hold kept free
+	 * slots (set on a keep under the cluster lock, cleared by the walk that
+	 * finds none); 0 for every other policy */
+	_Atomic uint32_t kept0;
 	/* single-threaded counters (threads keep their own: locks.h) */
 	_Alignas(SL_CACHELINE) sl_dev_stats st;
 	uint64_t shadow_errors;   /* I7 violations seen at allocation time */
