@@ -100,6 +100,23 @@ TEST(concurrent_stress_invariants_at_quiescent_points)
 			CHECK(r.locks[SL_LK_CLUSTER].acquisitions > 0);
 			CHECK(r.alloc_ok[0] > 0);
 		}
+		if (sl_policies[i]->props & SL_POL_KEEP_FULL0) {
+			/* 512 MiB at 30 %: swap is plentiful, so frees keep
+			 * nearly full order-0 clusters on the full list (I5's
+			 * exception) while other threads allocate */
+			char msg[256];
+			sl_bench_threads_params p = params(sl_policies[i], 4, 131072);
+			sl_bench_threads_result r;
+			p.fill = 0.3;
+			p.ops = 40000 * scale;
+			p.check_every = 2000;
+			int rc = sl_bench_threads(&p, &r, msg, sizeof(msg));
+			CHECK(rc == 0);
+			if (rc)
+				fprintf(stderr, "  %s: %s\n", sl_policies[i]->name, msg);
+			CHECK_EQ(r.checks, 20 * scale);
+			CHECK_EQ(r.alloc_fail[0], 0);
+		}
 		n++;
 	}
 	CHECK(n >= 3);
