@@ -8,7 +8,10 @@ grid-thp-swap.toml and writes docs/proposals/grid.md, the seed means
 docs/data/proposals-grid.json and the plots docs/proposals/*.svg (with
 matplotlib). Nothing here is edited by hand: re-run it after the sweeps.
 DIR=SPEC.toml reads the cells of SPEC that DIR/cells.jsonl holds, for a
-sweep stopped before it wrote its table.
+sweep stopped before it wrote its table. --base JSON takes the seed means
+of an earlier docs/data/proposals-grid.json for every (cell, policy) that
+no sweep directory holds (a policy whose goldens have not changed gives the
+same numbers; its avoidable-failure columns are then missing).
 """
 import csv
 import os
@@ -99,6 +102,32 @@ def load(tables):
                     cell["total"][int(r["size_kb"])].append(100.0 * int(r["swpout_fallback"]) / n)
                 cell["f0free"][r["seed"]] = int(r["order0_alloc_fail_free"])
     return data
+
+
+def merge_base(data, path, nseeds):
+    """Adds an earlier proposals-grid.json's seed means for the (cell,
+    policy) pairs no sweep directory holds, as nseeds equal seeds."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            base = __import__("json").load(f)
+    except (OSError, ValueError) as e:
+        raise ParamError(f"cannot read base grid '{path}': {e}") from None
+    labels = {label(*w): w for w in WORKLOADS}
+    have = {(cfg, p) for cfg, pols in data.items() for p in pols}
+    added = 0
+    for r in base["rows"]:
+        cfg = (*labels[r["workload"]], r["mthp"], r["swap"], r["device"], r["region_offset"])
+        for p, f0 in r["order0_fail"].items():
+            if (cfg, p) in have:
+                continue
+            cell = data[cfg][p]
+            added += not cell["f0"]
+            cell["f0"].update({str(i + 1): f0 for i in range(nseeds)})
+            if r["fallback_pct"].get(p) is not None:
+                cell["sizes"][r["size_kb"]] = [r["fallback_pct"][p]] * nseeds
+            if r["folios"].get(p) is not None:
+                cell["n"][r["size_kb"]] = [r["folios"][p]] * nseeds
+    return added
 
 
 def order_key(cfg, mthps, sizes, offsets):
@@ -397,15 +426,23 @@ def plot(rows, out_dir):
 
 
 def main(argv):
+    base = None
+    if len(argv) >= 2 and argv[0] == "--base":
+        base, argv = argv[1], argv[2:]
     if len(argv) < 1:
-        print("usage: make_grid.py SWEEP-DIR [SWEEP-DIR...]", file=sys.stderr)
+        print("usage: make_grid.py [--base GRID.json] SWEEP-DIR [SWEEP-DIR...]", file=sys.stderr)
         return 2
     try:
         tables = [table(a) for a in argv]
+        data = load(tables)
+        if base:
+            nseeds = max(len(p["f0"]) for c in data.values() for p in c.values())
+            print(f"make_grid: {merge_base(data, base, nseeds)} (cell, policy) pairs from {base}",
+                  file=sys.stderr)
     except ParamError as e:
         print(f"make_grid: {e}", file=sys.stderr)
         return 2
-    rows = pairs(load(tables))
+    rows = pairs(data)
     seeds = {int(r["seed"]) for t in tables for r in t}
     its = {r["iterations"] for t in tables for r in t}
     meta = {"seeds": f"{min(seeds)}–{max(seeds)}", "iterations": ",".join(sorted(its))}

@@ -45,3 +45,26 @@ def test_overfull_cells_are_judged_on_avoidable_failures():
     assert [t[-3:] for t in a["worse_than_6.18"]] == [(20.0, 25.0, "other")]
     assert [t[-3:] for t in a["more_order0_failures"]] == [(1000, 1100, "other")]
     assert a["worse_than_6.18_raw"] == []
+
+
+def test_base_grid_fills_only_the_missing_cell_policy_pairs(tmp_path):
+    import json
+    mg = _make_grid()
+    base = {"rows": [{"workload": "thp-swap -a", "mthp": "64K,2M", "swap": "64M", "device": "zram",
+                      "region_offset": "0", "size_kb": 64,
+                      "fallback_pct": {"linux-6.18": 94.3, "first-fit": 0.0},
+                      "order0_fail": {"linux-6.18": 0, "first-fit": 0},
+                      "folios": {"linux-6.18": 23609.0, "first-fit": 39708.0}}]}
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(base))
+    cfg = ("thp-swap", False, True, "64K,2M", "64M", "zram", "0")
+    data = mg.load([])
+    cell = data[cfg]["first-fit"]       # a sweep's own numbers for first-fit
+    cell["f0"].update({"1": 0, "2": 0})
+    cell["sizes"][64] += [1.0, 3.0]
+    assert mg.merge_base(data, str(path), 2) == 1
+    assert data[cfg]["linux-6.18"]["sizes"][64] == [94.3, 94.3]
+    assert data[cfg]["linux-6.18"]["n"][64] == [23609.0, 23609.0]
+    assert data[cfg]["first-fit"]["sizes"][64] == [1.0, 3.0]
+    rows = mg.pairs(data)
+    assert rows[0]["fallback_pct"] == {"first-fit": 2.0, "linux-6.18": 94.3}
