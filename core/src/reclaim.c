@@ -79,8 +79,6 @@ struct sl_memcg {
 	void (*yield)(void *ctx);  /* lets the other CPUs act up to this CPU's clock */
 	void *yctx;
 	double *pend;              /* [cpu] ns of reclaim work not yet on its clock */
-	uint64_t *unpend;          /* [cpu] pages reclaim freed, not yet uncharged */
-	uint64_t unpend_all;
 	uint32_t *inreclaim;       /* [cpu] inside try_to_free_mem_cgroup_pages() */
 	uint64_t overlapped;       /* reclaims begun while another CPU was in one */
 };
@@ -159,7 +157,6 @@ void sl_memcg_destroy(sl_memcg *m)
 	free(m->nbatch);
 	free(m->born);
 	free(m->pend);
-	free(m->unpend);
 	free(m->inreclaim);
 	free(m);
 }
@@ -181,9 +178,8 @@ int sl_memcg_set_yield(sl_memcg *m, void (*yield)(void *ctx), void *ctx)
 {
 	if (!m->pend) {
 		m->pend = calloc((size_t)m->nr_cpus, sizeof(double));
-		m->unpend = calloc((size_t)m->nr_cpus, sizeof(uint64_t));
 		m->inreclaim = calloc((size_t)m->nr_cpus, sizeof(uint32_t));
-		if (!m->pend || !m->unpend || !m->inreclaim)
+		if (!m->pend || !m->inreclaim)
 			return -1;
 	}
 	m->yield = yield;
@@ -208,17 +204,6 @@ static inline void mc_yield(sl_memcg *m)
 {
 	if (m->yield)
 		m->yield(m->yctx);
-}
-
-/* mem_cgroup_uncharge_folios() in shrink_folio_list() - 6.18: the freed
- * folios are uncharged a folio batch at a time, not one by one. */
-static void mc_uncharge_pending(sl_memcg *m)
-{
-	int c = m->cpu;
-
-	m->usage -= m->unpend[c];
-	m->unpend_all -= m->unpend[c];
-	m->unpend[c] = 0;
 }
 
 /* ---------------------------------------------------------------- charge */
@@ -610,7 +595,6 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 				  uint64_t *nr_pageout)
 {
 	uint64_t freed = 0;
-	uint32_t nfree = 0;
 	const int conc = m->yield != NULL; /* two processes at once */
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -651,18 +635,15 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 		freed += got;
 		/* a clean swap-cache folio is freed without pageout() */
 		*nr_pageout += got - clean;
-		if (conc && got) {
-			/* freed, but uncharged with its folio batch */
+		/* uncharged already, folio by folio: on cgroup v1 (the harness's
+		 * memory.limit_in_bytes, with memsw accounting) __remove_mapping()
+		 * calls memcg1_swapout() (mm/memcontrol-v1.c - 6.18), which
+		 * uncharges the swapped-out folio's pages from the group's memory
+		 * counter at once; mem_cgroup_uncharge_folios() at the end of the
+		 * folio batch finds nothing left to uncharge (kernel-findings F24) */
+		if (conc && got)
 			m->pend[m->cpu] += CLK_SWPOUT_FOLIO + CLK_SWPOUT_PAGE * (double)got;
-			m->usage += got;
-			m->unpend[m->cpu] += got;
-			m->unpend_all += got;
-			if (++nfree % FOLIO_BATCH_SIZE == 0)
-				mc_uncharge_pending(m);
-		}
 	}
-	if (conc)
-		mc_uncharge_pending(m);
 	return freed;
 }
 
@@ -851,11 +832,10 @@ int sl_memcg_check(const sl_memcg *m, char *msg, size_t len)
 	}
 	for (int c = 0; c < m->nr_cpus; c++)
 		stock += m->stock[c];
-	if (tracked + stock + m->kmem + m->unpend_all != m->usage)
-		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu + kmem %llu"
-				" + freed not yet uncharged %llu", (unsigned long long)m->usage,
-				(unsigned long long)tracked, (unsigned long long)stock,
-				(unsigned long long)m->kmem, (unsigned long long)m->unpend_all), -1;
+	if (tracked + stock + m->kmem != m->usage)
+		return snprintf(msg, len, "R4: usage %llu but folios %llu + stock %llu + kmem %llu",
+				(unsigned long long)m->usage, (unsigned long long)tracked,
+				(unsigned long long)stock, (unsigned long long)m->kmem), -1;
 	return 0;
 }
 

@@ -26,6 +26,9 @@ against the model as it is now, with `--cost` and `--model-window`: the
 model runs again for every stored seed, and its counts and prediction are
 compared with the stored kernel's counts and measured system time
 (docs/cost-calibration.md).
+
+Both modes end by printing, per model window, how many settings meet each
+target (`tally()`; kernel-findings F24 compares the windows with it).
 """
 from __future__ import annotations
 
@@ -172,6 +175,8 @@ def main(argv=None) -> int:
                 print(line(row), file=sys.stderr)
         n, tot = sys_within(out)
         print(f"system time within 15 %: {n} of {tot} settings", file=sys.stderr)
+        for ln in tally_lines(out):
+            print(ln, file=sys.stderr)
         write_json(a.json, out)
         return 0
     try:
@@ -212,8 +217,11 @@ def main(argv=None) -> int:
     except R.Signalled as e:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
-    write_json(a.json, {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
-                        "model_windows": mwins, "rows": rows})
+    res = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
+           "model_windows": mwins, "rows": rows}
+    for ln in tally_lines(res):
+        print(ln, file=sys.stderr)
+    write_json(a.json, res)
     return 0
 
 
@@ -279,6 +287,29 @@ def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = Non
         raise ParamError(f"--rescore '{path}': a row lacks {e}") from None
     return {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": stored.get("window"),
             "model_windows": windows, "rescored_from": path, "rows": rows}
+
+
+TARGETS = ("swpout", "fallback", "swpin", "sys")
+
+
+def tally(res: dict) -> dict:
+    """Per model window, how many settings meet each target, of those that
+    ran: {window: {"settings": n, "swpout": met, ...}} (kernel-findings F24)."""
+    out = {}
+    for row in res["rows"]:
+        for w, per in row.get("model_windows", {}).items():
+            t = out.setdefault(w, dict({"settings": 0}, **{k: 0 for k in TARGETS}))
+            t["settings"] += 1
+            for k in TARGETS:
+                t[k] += bool(per["targets_met"][k])
+    return out
+
+
+def tally_lines(res: dict) -> list:
+    """tally() as one line per model window."""
+    return [f"model window {w}: of {t['settings']} settings, " +
+            ", ".join(f"{k} {t[k]}" for k in TARGETS) + " met"
+            for w, t in tally(res).items()]
 
 
 def sys_within(res: dict) -> tuple[int, int]:
