@@ -319,8 +319,9 @@ def report(rows, res, meta):
                  "2^order free slots naturally aligned together (aligned: a search over the whole device "
                  "would have found a place); and the order-0 failures per run, all and while a slot was "
                  "free.\n")
-        L.append("| policy | fallback, all | free | aligned | order-0 failures | of which while a slot was free |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("| policy | pairs with the columns | fallback, all | free | aligned | order-0 failures | "
+                 "of which while a slot was free |")
+        L.append("|---|---|---|---|---|---|---|")
         cfgs = {}
         for r in over:
             cfgs[(r["workload"], r["mthp"], r["swap"], r["device"], r["region_offset"])] = r
@@ -332,7 +333,7 @@ def report(rows, res, meta):
                 return mean([r[key][p] for r in tot if r[key].get(p) is not None])
             f0 = mean([c["order0_fail"][p] for c in cfgs.values() if p in c["order0_fail"]])
             f0f = mean([c["order0_fail_free"][p] for c in cfgs.values() if p in c["order0_fail_free"]])
-            L.append(f"| {p} | {fmt(m('fallback_total_pct'))} | {fmt(m('fallback_free_pct'))} | {fmt(m('fallback_aligned_pct'))} | "
+            L.append(f"| {p} | {len(tot)} | {fmt(m('fallback_total_pct'))} | {fmt(m('fallback_free_pct'))} | {fmt(m('fallback_aligned_pct'))} | "
                      f"{f0:.0f} | {f0f:.1f} |")
         L.append("")
     # the best: the most target pairs met among the proposals run on the most
