@@ -75,46 +75,151 @@ static int cp_applies(const sl_device *d, int order)
 	return order > 0 && d->rmap && !d->rmap_hold && (d->flags & need) == need;
 }
 
-/* The used slots of the window [w, w + nr) when fewer than `below`, else
- * UINT32_MAX: also when one of them cannot be moved (bad, shared, cached
- * or unknown to the reverse map). The scan stops at the first slot that
- * rules the window out: a window the search would not take. Cluster
- * locked. */
-static uint32_t cp_window_used(const sl_device *d, uint64_t w, uint32_t nr, uint32_t below)
-{
-	uint32_t used = 0;
+/* The window search reads the slot map a word (8 slots) at a time (SWAR).
+ * cp_nz(): 1 in each byte of the word that is not SL_SLOT_FREE (zero), 0
+ * in the others - adding 0x7f to a byte's low seven bits carries into its
+ * high bit when they are not all zero (no carry leaves the byte), the
+ * byte's own high bit covers the rest. cp_sum8(): the sum of a word's
+ * bytes when below 256 (the multiply adds them into the top byte). */
+#define CP_ONES UINT64_C(0x0101010101010101)
+#define CP_LOW7 (CP_ONES * 0x7f)
+#define CP_HIGH (CP_ONES * 0x80)
 
-	if (w + nr > d->max)
-		return UINT32_MAX; /* the last cluster's padding */
-	for (uint32_t i = 0; i < nr; i++) {
-		if (d->map[w + i] == SL_SLOT_FREE)
+/* 8 map bytes with byte i of memory in bits 8i..8i+7. */
+static inline uint64_t cp_load8(const uint8_t *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+static inline uint64_t cp_nz(uint64_t x)
+{
+	return ((((x & CP_LOW7) + CP_LOW7) | x) & CP_HIGH) >> 7;
+}
+
+static inline uint32_t cp_sum8(uint64_t v)
+{
+	return (uint32_t)((v * CP_ONES) >> 56);
+}
+
+/* The `used` used slots of the window [w, w + nr) can all be moved: count
+ * 1 (not shared, bad or cached) and a PTE the reverse map knows. */
+static inline int cp_movable(const sl_device *d, uint64_t w, uint32_t used)
+{
+	for (uint64_t off = w; used; off++) {
+		if (d->map[off] == SL_SLOT_FREE)
 			continue;
-		if (!sl_rmap_movable(d, w + i) || ++used >= below)
-			return UINT32_MAX;
+		if (!sl_rmap_movable(d, off))
+			return 0;
+		used--;
 	}
-	return used;
+	return 1;
+}
+
+/* cp_best_window()'s scan for order 3 and up (nr >= 8): the windows of
+ * [start, end) in order, each counted two words at a time (their 0/1 bytes
+ * added, then summed), up to the pair that reaches *best; the window is
+ * taken when it stays below and its used slots can move. Returns the last
+ * window taken, or 0; *best is its count. Inline with nr a constant for
+ * the common order (the loop over a window's words then unrolls). */
+static inline __attribute__((always_inline)) uint64_t
+cp_scan_words(const sl_device *d, uint64_t start, uint64_t end, uint32_t nr, uint32_t *best)
+{
+	const uint8_t *map = d->map, *q = map + start, *qend;
+	uint64_t found = 0;
+	uint32_t b = *best;
+
+	if (end <= start || b <= 1)
+		return 0;
+	qend = q + (end - start) / nr * nr;
+	for (; q < qend; q += nr) {
+		uint32_t u;
+		if (nr == 8) {
+			u = cp_sum8(cp_nz(cp_load8(q)));
+		} else {
+			u = 0;
+			for (uint32_t i = 0; i < nr && u < b; i += 16)
+				u += cp_sum8(cp_nz(cp_load8(q + i)) + cp_nz(cp_load8(q + i + 8)));
+		}
+		if (u < b && cp_movable(d, (uint64_t)(q - map), u)) {
+			b = u;
+			found = (uint64_t)(q - map);
+			if (b <= 1)
+				break;
+		}
+	}
+	*best = b;
+	return found;
 }
 
 /* The window of cluster c with the fewest used slots, below `best` (the
- * best so far): its first slot (*used set), or 0. Cluster locked. */
-static uint64_t cp_best_window(const sl_device *d, uint32_t c, int order, uint32_t best,
-			       uint32_t *used)
+ * best so far), each of them movable: its first slot (*used set), or 0.
+ * The first such window in the cluster's order; the scan ends once the
+ * best has a single used slot.
+ * A window past the device's end (the last cluster's padding) is never
+ * taken. Cluster locked.
+ *
+ * The used slots are counted a word at a time, and only a window with
+ * fewer than `best` has its used slots tested for a move, one by one.
+ * Order 1 and 2 count the 4 or 2 windows of a word at once (their counts
+ * in their first bytes, compared with `best` together); order 3 and up
+ * count two words at a time (cp_scan_words()). The same picks as
+ * counting slot by slot (test compact_window_search_matches_slot_by_slot). */
+static inline uint64_t cp_best_window(const sl_device *d, uint32_t c, int order, uint32_t best,
+				      uint32_t *used)
 {
 	uint32_t nr = 1u << order;
-	uint64_t start = sli_cluster_offset(c), found = 0;
+	uint64_t start = sli_cluster_offset(c), end = start + SL_CLUSTER, found = 0;
+	const uint8_t *map = d->map;
 
 	if (d->ci[c].count + nr > SL_CLUSTER + best - 1)
 		return 0; /* fewer than nr - best + 1 free slots */
-	for (uint64_t w = start; w < start + SL_CLUSTER && best > 1; w += nr) {
-		uint32_t u = cp_window_used(d, w, nr, best);
-		if (u < best) {
-			best = u;
-			found = w;
+	if (end > d->max)
+		end = d->max;
+	if (order <= 2) {
+		/* the first byte of each window: order 1, 2 */
+		uint64_t lanes = order == 1 ? UINT64_C(0x00ff00ff00ff00ff) : UINT64_C(0x000000ff000000ff);
+		for (uint64_t p = start; p < end && best > 1; p += 8) {
+			uint64_t v = cp_nz(cp_load8(map + p)), cand;
+			v += v >> 8;
+			if (order == 2)
+				v += v >> 16;
+			v &= lanes;
+			/* the high bit of a window's first byte: its count (at
+			 * most 4) < best, compared in every lane at once (best
+			 * capped at 8: no borrow leaves a lane) */
+			cand = ~((v | (lanes & CP_HIGH)) - (best < 8 ? best : 8) * (lanes & CP_ONES)) &
+			       lanes & CP_HIGH;
+			if (end - p < 8) /* the windows that end by `end` */
+				cand &= end - p < nr ? 0 : (UINT64_C(1) << (end - p - nr + 1) * 8) - 1;
+			for (; cand && best > 1; cand &= cand - 1) {
+				uint32_t k = (uint32_t)__builtin_ctzll(cand) >> 3;
+				uint32_t u = (uint32_t)(v >> (8 * k)) & 0xff;
+				if (u < best && cp_movable(d, p + k, u)) {
+					best = u;
+					found = p + k;
+				}
+			}
 		}
+	} else if (order == 4) {
+		found = cp_scan_words(d, start, end, 16, &best); /* 64K: nr known */
+	} else {
+		found = cp_scan_words(d, start, end, nr, &best);
 	}
 	if (found)
 		*used = best;
 	return found;
+}
+
+uint64_t sl_compact_best_window(const sl_device *d, uint32_t c, int order, uint32_t best,
+				uint32_t *used)
+{
+	return cp_best_window(d, c, order, best, used);
 }
 
 /* The list the search visits i-th for a folio of `order`: frag[order],

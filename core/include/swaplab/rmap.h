@@ -104,4 +104,13 @@ static inline uint64_t *sl_rmap_pte(const sl_device *d, uint64_t off)
 	return d->rmap ? d->rmap[off] : NULL;
 }
 
+/* proposal-compact's window search in cluster c of d (x_compact.c), for
+ * a folio of `order`: the first aligned window of 2^order slots whose used
+ * slots are fewer than `best` and all movable, then each later one with
+ * fewer still, until one has a single used slot. Its first slot (*used: its
+ * used slots), or 0. Out of line for the test that checks it against a
+ * slot-by-slot search; the policy's own calls inline it. */
+uint64_t sl_compact_best_window(const sl_device *d, uint32_t c, int order, uint32_t best,
+				uint32_t *used);
+
 #endif
