@@ -78,6 +78,24 @@ TEST(concurrent_device_takes_the_concurrent_build)
 	CHECK_EQ(built_twice, 8);
 }
 
+/* 4 threads churning pol's mixed orders on `slots` at `fill`, the
+ * invariants checked every 2000 ops; the result in *r. */
+static void stress(const sl_policy *pol, uint64_t slots, double fill, uint64_t scale,
+		   sl_bench_threads_result *r)
+{
+	char msg[256];
+	sl_bench_threads_params p = params(pol, 4, slots);
+
+	p.fill = fill;
+	p.ops = 40000 * scale;
+	p.check_every = 2000;
+	int rc = sl_bench_threads(&p, r, msg, sizeof(msg));
+	CHECK(rc == 0);
+	if (rc)
+		fprintf(stderr, "  %s: %s\n", pol->name, msg);
+	CHECK_EQ(r->checks, 20 * scale);
+}
+
 TEST(concurrent_stress_invariants_at_quiescent_points)
 {
 	uint64_t scale = getenv("SWAPLAB_SLOW_TESTS") ? 10 : 1;
@@ -87,16 +105,8 @@ TEST(concurrent_stress_invariants_at_quiescent_points)
 			continue;
 		uint64_t sizes[] = { 2048, 16384 }; /* 4 clusters: heavy contention; 32 */
 		for (int k = 0; k < 2; k++) {
-			char msg[256];
-			sl_bench_threads_params p = params(sl_policies[i], 4, sizes[k]);
 			sl_bench_threads_result r;
-			p.ops = 40000 * scale;
-			p.check_every = 2000;
-			int rc = sl_bench_threads(&p, &r, msg, sizeof(msg));
-			CHECK(rc == 0);
-			if (rc)
-				fprintf(stderr, "  %s: %s\n", sl_policies[i]->name, msg);
-			CHECK_EQ(r.checks, 20 * scale);
+			stress(sl_policies[i], sizes[k], 0.6, scale, &r);
 			CHECK(r.locks[SL_LK_CLUSTER].acquisitions > 0);
 			CHECK(r.alloc_ok[0] > 0);
 		}
@@ -104,17 +114,8 @@ TEST(concurrent_stress_invariants_at_quiescent_points)
 			/* 512 MiB at 30 %: swap is plentiful, so frees keep
 			 * nearly full order-0 clusters on the full list (I5's
 			 * exception) while other threads allocate */
-			char msg[256];
-			sl_bench_threads_params p = params(sl_policies[i], 4, 131072);
 			sl_bench_threads_result r;
-			p.fill = 0.3;
-			p.ops = 40000 * scale;
-			p.check_every = 2000;
-			int rc = sl_bench_threads(&p, &r, msg, sizeof(msg));
-			CHECK(rc == 0);
-			if (rc)
-				fprintf(stderr, "  %s: %s\n", sl_policies[i]->name, msg);
-			CHECK_EQ(r.checks, 20 * scale);
+			stress(sl_policies[i], 131072, 0.3, scale, &r);
 			CHECK_EQ(r.alloc_fail[0], 0);
 		}
 		n++;
