@@ -326,11 +326,13 @@ def test_kill9_then_cleanup(cli, env, machine):
     assert r.returncode == 2
     assert one_line(r) == ("swaplab kernel run: error: an earlier kernel run did not restore the machine "
                            f"(state file {path}); run 'swaplab kernel cleanup' first")
+    assert os.path.isdir(st["tmpdir"])  # the driver's outputs, left by the kill
     c = cli("kernel", "cleanup", env=env)
     assert c.returncode == 0, c.stderr
     nknobs = len(machine["knobs"])
     assert c.stdout.strip() == f"restored the machine from {path}: zram{st['zram_id']}, {nknobs} mTHP knobs"
     assert not os.path.exists(path)
+    assert not os.path.exists(st["tmpdir"])
     c = cli("kernel", "cleanup", env=env)
     assert c.returncode == 0 and c.stdout.startswith("nothing to clean up")
 

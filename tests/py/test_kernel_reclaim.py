@@ -216,6 +216,8 @@ def test_kill9_then_cleanup_removes_the_memcg(cli, env, machine):
     assert c.stdout.strip() == (f"restored the machine from {path}: zram{st['zram_id']}, "
                                 f"memory cgroup {name}, {nknobs} mTHP knobs")
     assert our_memcgs() == []
+    assert os.path.basename(st["tmpdir"]).startswith("swaplab-reclaim-")
+    assert not os.path.exists(st["tmpdir"])
 
 
 @needs_reclaim

@@ -116,7 +116,7 @@ def run_kernel(wp: WorkloadParams, allow_other_swap: bool = False, tools: dict |
     swaps_before = [s["name"] for s in M.active_swaps()]
     state = M.State()
     sess = M.Session(state, tools)
-    tmp = tempfile.mkdtemp(prefix="swaplab-kernel-")
+    tmp = state.data["tmpdir"] = tempfile.mkdtemp(prefix="swaplab-kernel-")
     out_json = os.path.join(tmp, "raw.json")
     out_layout = os.path.join(tmp, "layout.bin")
     t0 = time.monotonic()

@@ -19,6 +19,7 @@ import json
 import mmap
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -249,7 +250,9 @@ class State:
     node_created (we made the /dev node), disksize_set, swapon, knobs
     ({path: old value}, recorded before each write); extra_zrams: the same
     five zram fields for each further device of a several-device run;
-    memcg: the memory cgroup the run made (recorded before mkdir), or None."""
+    memcg: the memory cgroup the run made (recorded before mkdir), or None;
+    tmpdir: the run's own temporary directory for the driver's outputs,
+    removed with the rest (a kill -9 leaves it behind), or None."""
 
     def __init__(self, path: str | None = None):
         self.path = path or state_path()
@@ -257,7 +260,7 @@ class State:
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "sysfs_root": sysfs_root(),
                      "zram_id": None, "zram_dev": None, "node_created": False,
                      "disksize_set": False, "swapon": False, "knobs": {}, "extra_zrams": [],
-                     "memcg": None}
+                     "memcg": None, "tmpdir": None}
         self.made_dir = False
 
     def save(self) -> None:
@@ -549,6 +552,9 @@ def restore(state: State, tools: dict | None = None, kill_driver: bool = True) -
         done.append(f"killed driver {dpid}")
     if st.get("memcg"):
         _remove_memcg(st["memcg"], problems, done)
+    tmp = st.get("tmpdir")
+    if tmp and os.path.basename(tmp).startswith("swaplab-") and os.path.isdir(tmp):
+        shutil.rmtree(tmp, ignore_errors=True)
     for rec in reversed([st] + list(st.get("extra_zrams") or [])):
         _restore_zram(rec, root, tools, problems, done)
     for path, old in (st.get("knobs") or {}).items():

@@ -240,7 +240,7 @@ def run_kernel(p: ReclaimParams, tools: dict | None = None) -> tuple[dict, bytes
         tools = preflight(p)
     state = M.State()
     sess = M.Session(state, tools)
-    tmp = tempfile.mkdtemp(prefix="swaplab-reclaim-")
+    tmp = state.data["tmpdir"] = tempfile.mkdtemp(prefix="swaplab-reclaim-")
     out_json = os.path.join(tmp, "raw.json")
     out_layout = os.path.join(tmp, "layout.bin")
     t0 = time.monotonic()
