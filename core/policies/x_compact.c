@@ -75,32 +75,12 @@ static int cp_applies(const sl_device *d, int order)
 	return order > 0 && d->rmap && !d->rmap_hold && (d->flags & need) == need;
 }
 
-/* The window search reads the slot map a word (8 slots) at a time (SWAR).
- * cp_nz(): 1 in each byte of the word that is not SL_SLOT_FREE (zero), 0
- * in the others - adding 0x7f to a byte's low seven bits carries into its
- * high bit when they are not all zero (no carry leaves the byte), the
- * byte's own high bit covers the rest. cp_sum8(): the sum of a word's
- * bytes when below 256 (the multiply adds them into the top byte). */
+/* The window search reads the slot map a word (8 slots) at a time (SWAR):
+ * sli_map_load8() and sli_map_nz() (cluster.h) give a word's 0/1 bytes
+ * (1: not free). cp_sum8(): the sum of a word's bytes when below 256 (the
+ * multiply adds them into the top byte). */
 #define CP_ONES UINT64_C(0x0101010101010101)
-#define CP_LOW7 (CP_ONES * 0x7f)
 #define CP_HIGH (CP_ONES * 0x80)
-
-/* 8 map bytes with byte i of memory in bits 8i..8i+7. */
-static inline uint64_t cp_load8(const uint8_t *p)
-{
-	uint64_t x;
-
-	memcpy(&x, p, sizeof(x));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap64(x);
-#endif
-	return x;
-}
-
-static inline uint64_t cp_nz(uint64_t x)
-{
-	return ((((x & CP_LOW7) + CP_LOW7) | x) & CP_HIGH) >> 7;
-}
 
 static inline uint32_t cp_sum8(uint64_t v)
 {
@@ -140,11 +120,11 @@ cp_scan_words(const sl_device *d, uint64_t start, uint64_t end, uint32_t nr, uin
 	for (; q < qend; q += nr) {
 		uint32_t u;
 		if (nr == 8) {
-			u = cp_sum8(cp_nz(cp_load8(q)));
+			u = cp_sum8(sli_map_nz(sli_map_load8(q)));
 		} else {
 			u = 0;
 			for (uint32_t i = 0; i < nr && u < b; i += 16)
-				u += cp_sum8(cp_nz(cp_load8(q + i)) + cp_nz(cp_load8(q + i + 8)));
+				u += cp_sum8(sli_map_nz(sli_map_load8(q + i)) + sli_map_nz(sli_map_load8(q + i + 8)));
 		}
 		if (u < b && cp_movable(d, (uint64_t)(q - map), u)) {
 			b = u;
@@ -185,7 +165,7 @@ static inline uint64_t cp_best_window(const sl_device *d, uint32_t c, int order,
 		/* the first byte of each window: order 1, 2 */
 		uint64_t lanes = order == 1 ? UINT64_C(0x00ff00ff00ff00ff) : UINT64_C(0x000000ff000000ff);
 		for (uint64_t p = start; p < end && best > 1; p += 8) {
-			uint64_t v = cp_nz(cp_load8(map + p)), cand;
+			uint64_t v = sli_map_nz(sli_map_load8(map + p)), cand;
 			v += v >> 8;
 			if (order == 2)
 				v += v >> 16;

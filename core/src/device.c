@@ -145,38 +145,19 @@ uint64_t sl_total_swap_pages(const sl_device *d)
 	return n;
 }
 
-/* Eight map bytes from m, byte j at bits 8j. */
-static inline uint64_t map_word(const uint8_t *m)
-{
-	uint64_t x;
-
-	memcpy(&x, m, sizeof x);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap64(x);
-#endif
-	return x;
-}
-
 /* Whether map unit u holds a free run of 2^order at an aligned start: a
- * unit is one word (8 slots) below order 3, else 2^(order-3) words. */
-static inline int unit_has_free_run(const uint8_t *map, uint64_t u, int order)
+ * unit is one word (8 slots) below order 3, else the run itself. */
+static inline int unit_has_free_run(const sl_device *d, uint64_t u, int order)
 {
-	const uint64_t hi = UINT64_C(0x8080808080808080), lo = UINT64_C(0x7f7f7f7f7f7f7f7f);
-	/* the flag bit (bit 7) of the first byte of each aligned 1, 2, 4 bytes */
-	static const uint64_t first[3] = { UINT64_C(0x8080808080808080),
-					   UINT64_C(0x0080008000800080),
-					   UINT64_C(0x0000008000000080) };
+	/* bit 0 of the first byte of each aligned 1, 2, 4 bytes */
+	static const uint64_t first[3] = { UINT64_C(0x0101010101010101),
+					   UINT64_C(0x0001000100010001),
+					   UINT64_C(0x0000000100000001) };
 
-	if (order >= 3) {
-		const uint64_t g = UINT64_C(1) << (order - 3);
-		for (uint64_t i = 0; i < g; i++)
-			if (map_word(map + 8 * (u * g + i)))
-				return 0;
-		return 1;
-	}
-	uint64_t x = map_word(map + 8 * u);
-	/* bit 7 of each byte: set where the byte is not 0 */
-	uint64_t nz = (((x & lo) + lo) | x) & hi;
+	if (order >= 3)
+		return sli_range_free(d, u << order, 1u << order);
+	/* 1 in each used byte, then in the first byte of each run with one */
+	uint64_t nz = sli_map_nz(sli_map_load8(d->map + 8 * u));
 	for (int k = 0; k < order; k++)
 		nz |= nz >> (8 << k);
 	return (~nz & first[order]) != 0;
@@ -191,7 +172,7 @@ int sl_dev_has_free_run(const sl_device *d, int order, uint64_t *hint)
 	uint64_t u = hint && *hint < units ? *hint : 0;
 
 	for (uint64_t n = 0; n < units; n++) {
-		if (unit_has_free_run(d->map, u, order)) {
+		if (unit_has_free_run(d, u, order)) {
 			if (hint)
 				*hint = u;
 			return 1;
@@ -259,8 +240,9 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 
 /* The policy's free of one run, with the cluster's lock held. lr: a 6.14+
  * policy, whose free (lr_free_det / lr_free_conc) runs here inline, in this
- * mode's build; 2: one with SL_POL_KEEP_FULL0 (lrm_keep_full0()). rmap: the device keeps a reverse map (rmap.h), whose back
- * pointers of the run go here, where swap_entries_free() would clear them. */
+ * mode's build; 2: one with SL_POL_KEEP_FULL0 (lrm_keep_full0()). rmap:
+ * the device keeps a reverse map (rmap.h), whose back pointers of the run
+ * go here, where swap_entries_free() would clear them. */
 static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cpu, uint64_t off,
 							    uint32_t nr, const int conc,
 							    const int lr, const int rmap)

@@ -234,6 +234,30 @@ void sli_release_range(sl_device *d, uint64_t off, uint32_t nr);
  * do not change: the slots were freed before (count 0). */
 void sli_mark_discarding(sl_device *d, uint32_t c, int on);
 
+/* Eight map bytes from p, slot p+j in bits 8j..8j+7 (any byte order):
+ * for the word-at-a-time (SWAR) scans of the map. */
+static inline __attribute__((always_inline)) uint64_t sli_map_load8(const uint8_t *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* 1 in each byte of a map word that is not SL_SLOT_FREE (zero), 0 in the
+ * others: adding 0x7f to a byte's low seven bits carries into its high bit
+ * when they are not all zero (no carry leaves the byte), and the byte's
+ * own high bit covers the rest. */
+static inline __attribute__((always_inline)) uint64_t sli_map_nz(uint64_t x)
+{
+	const uint64_t low7 = UINT64_C(0x7f7f7f7f7f7f7f7f), high = UINT64_C(0x8080808080808080);
+
+	return ((((x & low7) + low7) | x) & high) >> 7;
+}
+
 /* True when every slot of [off, off+nr) is free. */
 static inline __attribute__((always_inline)) int sli_range_free(const sl_device *d, uint64_t off, uint32_t nr)
 {
