@@ -1,7 +1,8 @@
 """Calibration of the cost model on the live kernel (docs/cost-calibration.md).
 
     python -m swaplab.kernel.calibrate [--reps 3] [--size 96M] --json PATH
-    python -m swaplab.kernel.calibrate --stored docs/data/cost-calibration-6.18.json --json PATH  # no kernel
+    python -m swaplab.kernel.calibrate --stored docs/data/cost-calibration-6.18-quiet.json --json PATH  # no kernel
+        [--train FILE[+FILE...][:SEEDS] ...] [--heldout FILE[+FILE...][:SEEDS] ...]
 
 Runs one pinned usemem process (the reclaim harness, so its own zram device,
 memory cgroup and knobs, all restored) in controlled settings: N faults only
@@ -15,7 +16,10 @@ event. Writes swaplab.cost-calibration/1 JSON.
 of FILE together with the stored agreement runs beside it (TRAIN: the
 kernel's measured system time against the model's own counts of the same
 stream) and reports the fit on held-out stored runs (HELDOUT);
-docs/cost-calibration.md, "The fit on stored runs".
+docs/cost-calibration.md, "The fit on stored runs". `--train` and
+`--heldout` name other agreement files; `A+B+C` are repetitions of one
+experiment, of which each setting and seed's quietest run counts
+(kernel-findings F25). Without them the file's own `method` lists them.
 """
 from __future__ import annotations
 
@@ -264,16 +268,21 @@ def calibration(rows: list, size: int, reps: int, kernel: str, machine: dict) ->
             "experiments": med, "runs": rows}
 
 
-def agreement_rows(path: str, seeds, runs_cache: dict) -> list:
+def agreement_rows(path, seeds, runs_cache: dict) -> list:
     """The runs of a stored agreement file (seeds: the seeds kept, None:
     all) as rows of the fit: the kernel's measured system time against the
     model's own counts of the same setting and seed (agree.model_run; the
-    model's counts do not depend on the cost)."""
+    model's counts do not depend on the cost). `path` may be a list of
+    files that repeat one experiment: each setting and seed's run with the
+    least system time stands for them (agree.quietest)."""
     from ..results import load_json_file
     from . import agree as A
-    stored = load_json_file(path, "agreement file")
-    if not isinstance(stored, dict) or stored.get("schema") != "swaplab.reclaim-agreement/1":
-        raise ParamError(f"agreement file '{path}' is not a swaplab.reclaim-agreement/1 file")
+    paths = [path] if isinstance(path, str) else list(path)
+    stored = [load_json_file(p, "agreement file") for p in paths]
+    for st, p in zip(stored, paths):
+        if not isinstance(st, dict) or st.get("schema") != "swaplab.reclaim-agreement/1":
+            raise ParamError(f"agreement file '{p}' is not a swaplab.reclaim-agreement/1 file")
+    stored = stored[0] if len(stored) == 1 else A.quietest(stored, paths)
     serial = stored.get("window") == 1
     out = []
     for row in stored["rows"]:
@@ -308,6 +317,36 @@ def settings_table(rows: list, model: dict) -> dict:
     return {"within_15pct": sum(r["within_15pct"] for r in out), "settings": len(out), "rows": out}
 
 
+def spec_json(files) -> list:
+    """TRAIN/HELDOUT-style (file or files, seeds) pairs as the calibration
+    file's `method` records them."""
+    return [{"file": n if isinstance(n, str) else list(n), "seeds": list(s) if s else "all"} for n, s in files]
+
+
+def spec_of_json(items, what: str) -> tuple:
+    """The inverse of spec_json(): a calibration file's own train or
+    heldout list."""
+    try:
+        return tuple((i["file"] if isinstance(i["file"], str) else tuple(i["file"]),
+                      None if i["seeds"] == "all" else tuple(i["seeds"])) for i in items)
+    except (KeyError, TypeError):
+        raise ParamError(f"the calibration file's method.{what} is not a list of {{file, seeds}}") from None
+
+
+def parse_spec(text: str, what: str) -> tuple:
+    """--train / --heldout: FILE[+FILE...][:SEED,SEED...], the files beside
+    the calibration file; several files are repetitions of one experiment."""
+    files, _, seeds = text.partition(":")
+    names = files.split("+")
+    if not all(names):
+        raise ParamError(f"{what} '{text}': a file name is empty")
+    try:
+        sd = tuple(int(x) for x in seeds.split(",")) if seeds else None
+    except ValueError:
+        raise ParamError(f"{what} '{text}': seeds must be a comma list of integers") from None
+    return (names[0] if len(names) == 1 else tuple(names), sd)
+
+
 def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT) -> dict:
     """The fit on stored runs (--stored): the calibration file's kernel runs
     (each experiment's minimum, as calibration()) and the TRAIN agreement
@@ -327,7 +366,10 @@ def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT) -> di
         r["features"] = run_features(r, cal["size_bytes"])
     med = medians(runs)
     cache: dict = {}
-    train_rows = [r for name, seeds in train for r in agreement_rows(os.path.join(base, name), seeds, cache)]
+    def where(name):
+        return os.path.join(base, name) if isinstance(name, str) else [os.path.join(base, n) for n in name]
+
+    train_rows = [r for name, seeds in train for r in agreement_rows(where(name), seeds, cache)]
     coef, _ = fit(med + train_rows, relative=True)
     model = cost_model_of(coef, f"calibrated-{cal['kernel']}-stored")
     for r in med:
@@ -336,14 +378,14 @@ def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT) -> di
     tables = []
     for role, files in (("train", train), ("heldout", heldout)):
         for name, seeds in files:
-            t = settings_table(agreement_rows(os.path.join(base, name), seeds, cache), model)
-            tables.append({"file": name, "seeds": list(seeds) if seeds else "all", "role": role, **t})
+            t = settings_table(agreement_rows(where(name), seeds, cache), model)
+            tables.append({"file": name if isinstance(name, str) else list(name),
+                           "seeds": list(seeds) if seeds else "all", "role": role, **t})
     return {"schema": "swaplab.cost-calibration/1", "kernel": cal["kernel"], "machine": cal["machine"],
             "size_bytes": cal["size_bytes"], "reps": cal["reps"], "unit": "seconds of system time per event",
             "method": {"fit": "non-negative least squares of relative errors (scipy nnls, columns scaled)",
                        "experiments": "the kernel runs below, each experiment's minimum system time",
-                       "train": [{"file": n, "seeds": list(s) if s else "all"} for n, s in train],
-                       "heldout": [{"file": n, "seeds": list(s) if s else "all"} for n, s in heldout],
+                       "train": spec_json(train), "heldout": spec_json(heldout),
                        "features_of_agreement_runs": "the model's own counts of the same setting and seed"},
             "versions": {"swaplab": __version__, "python": platform.python_version(),
                          "numpy": numpy.__version__, "scipy": scipy.__version__},
@@ -370,9 +412,17 @@ def main(argv=None) -> int:
                     help="run the multi-process experiments (with --refit: added to its runs)")
     ap.add_argument("--stored", metavar="FILE",
                     help="no runs: fit the stored kernel runs of FILE and the stored agreement runs beside it")
+    ap.add_argument("--train", action="append", metavar="FILE[+FILE...][:SEEDS]",
+                    help="with --stored: agreement runs fitted (default: the file's own method.train, "
+                         "else f19 seeds 1-3); several files joined by + are repetitions")
+    ap.add_argument("--heldout", action="append", metavar="FILE[+FILE...][:SEEDS]",
+                    help="with --stored: agreement runs only predicted (default: the file's own method.heldout)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     import platform
+    if (a.train or a.heldout) and not a.stored:
+        sys.stderr.write("calibrate: error: --train and --heldout need --stored\n")
+        return 2
     if a.stored:
         import os
         from ..results import load_json_file
@@ -380,15 +430,21 @@ def main(argv=None) -> int:
             cal = load_json_file(a.stored, "--stored")
             if not isinstance(cal, dict) or cal.get("schema") != "swaplab.cost-calibration/1":
                 raise ParamError(f"--stored '{a.stored}' is not a swaplab.cost-calibration/1 file")
+            method = cal.get("method") if isinstance(cal.get("method"), dict) else {}
+            train = (tuple(parse_spec(t, "--train") for t in a.train) if a.train else
+                     spec_of_json(method["train"], "train") if "train" in method else TRAIN)
+            heldout = (tuple(parse_spec(t, "--heldout") for t in a.heldout) if a.heldout else
+                       spec_of_json(method["heldout"], "heldout") if "heldout" in method else HELDOUT)
             try:
-                out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)))
+                out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)), train, heldout)
             except (KeyError, TypeError) as e:
                 raise ParamError(f"--stored '{a.stored}' or an agreement file beside it lacks {e}") from None
         except ParamError as e:
             sys.stderr.write(f"calibrate: error: {e}\n")
             return 2
         for t in out["agreement"]:
-            print(f"{t['role']:>8} {t['file']} seeds {t['seeds']}: system time within 15 % in "
+            name = t["file"] if isinstance(t["file"], str) else "+".join(t["file"])
+            print(f"{t['role']:>8} {name} seeds {t['seeds']}: system time within 15 % in "
                   f"{t['within_15pct']} of {t['settings']}", file=sys.stderr)
         write_json(a.json, out)
         return 0
