@@ -68,3 +68,40 @@ def test_base_grid_fills_only_the_missing_cell_policy_pairs(tmp_path):
     assert data[cfg]["first-fit"]["sizes"][64] == [1.0, 3.0]
     rows = mg.pairs(data)
     assert rows[0]["fallback_pct"] == {"first-fit": 2.0, "linux-6.18": 94.3}
+
+
+def _move_cost():
+    spec = importlib.util.spec_from_file_location("move_cost", os.path.join(ROOT, "docs", "proposals",
+                                                                         "move_cost.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_move_cost_prices_the_committed_counts():
+    """docs/proposals/move_cost.py: the target-pairs table of
+    proposal-compact.md gives 62 distinct cells, the first one thp-swap
+    {16K,64K} 64M ssd; the committed result's prices follow from its
+    counts, and with the quiet calibration compact stays ahead while a move
+    costs less than 26.4 us (proposal-compact.md, "Moves in calibrated
+    terms")."""
+    import json
+    mc = _move_cost()
+    cells = mc.cells()
+    assert len(cells) == 62
+    assert cells[0] == ("thp-swap", {"swap_size": "64M", "device": "ssd", "region_offset": "0", "mthp": "16K,64K",
+                                     "aligned_swapin": False, "small_folios": False})
+    with open(os.path.join(ROOT, "docs", "data", "proposal-compact-move-cost.json")) as f:
+        res = json.load(f)
+    assert res["cells"] == 62
+    with open(os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-quiet.json")) as f:
+        q = json.load(f)["sl_cost_model"]
+    cost = dict(q, compact_move=res["priced"]["quiet"]["compact_move_ns"])
+    for pol in mc.POLICIES:
+        assert round(mc.seconds(res["totals_per_run"][pol], cost), 1) == \
+            round(res["priced"]["quiet"]["seconds"][pol], 1)
+    assert res["totals_per_run"]["proposal-holes-first"]["moves"] == 0
+    assert res["priced"]["quiet"]["break_even_move_ns"] == 26400.6
+    # priced with the quiet calibration, compact spends less time swapping
+    s = res["priced"]["quiet"]["seconds"]
+    assert s["proposal-compact"] < s["proposal-holes-first"]

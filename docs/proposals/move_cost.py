@@ -1,0 +1,101 @@
+"""proposal-compact's moves priced with the cost model (proposal-compact.md,
+"Moves in calibrated terms").
+
+    python docs/proposals/move_cost.py > docs/data/proposal-compact-move-cost.json
+
+Runs the cells of the target-pairs table of proposal-compact.md (the rows
+that proposal-holes-first misses for contiguity or placement) with seeds
+1-5 under proposal-holes-first and proposal-compact, and sums per run
+(mean over the seeds, summed over the cells) the swap terms of the cost
+model: folios and pages swapped out and in, splits (fallbacks) and moves.
+They are priced with the uncalibrated defaults (sl_cost_default) and
+with the quiet calibration (docs/data/cost-calibration-6.18-quiet.json),
+where a move is one 4K page swapped in and out again. Deterministic.
+"""
+import json
+import os
+import sys
+
+from swaplab import _core
+from swaplab.params import params_from_options
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ALL = "16K,32K,64K,128K,256K,512K,1M,2M"
+POLICIES = ("proposal-holes-first", "proposal-compact")
+
+
+def cells() -> list:
+    """(workload, options) of each distinct cell of the target-pairs table."""
+    with open(os.path.join(ROOT, "docs", "proposals", "proposal-compact.md")) as f:
+        doc = f.read().splitlines()
+    head = next(i for i, ln in enumerate(doc)
+                if ln.startswith("| workload | mTHP | swap | device | offset | size | folios/run"))
+    out = []
+    for ln in doc[head + 2:]:
+        if not ln.startswith("|"):
+            break
+        wl, mthp, swap, dev, off = (x.strip() for x in ln.strip("|").split("|")[:5])
+        flags = wl.split()
+        opts = {"swap_size": swap, "device": dev, "region_offset": off,
+                "mthp": ALL if mthp.startswith("all") else mthp.replace(" ", ""),
+                "aligned_swapin": "-a" in flags, "small_folios": "-s" in flags}
+        cell = (flags[0], opts)
+        if cell not in out:
+            out.append(cell)
+    return out
+
+
+def counts(workload: str, opts: dict, policy: str, seed: int) -> dict:
+    wp = params_from_options(workload, policy, seed=seed, **opts)
+    r = _core.run(policy=policy, **wp.core_kwargs())
+    c = {"out_folios": 0, "out_pages": 0, "in_folios": 0, "in_pages": 0, "fallbacks": 0,
+         "moves": r["device"].get("compact", {}).get("moves", 0)}
+    for it in r["iterations"]:
+        for o, n in enumerate(it["swpout"]):
+            c["out_folios"] += n
+            c["out_pages"] += n << o
+        for o, n in enumerate(it["swpin"]):
+            c["in_folios"] += n
+            c["in_pages"] += n << o
+        c["fallbacks"] += sum(it["swpout_fallback"])
+    return c
+
+
+def seconds(t: dict, cost: dict) -> float:
+    return 1e-9 * (t["out_folios"] * cost["swpout_folio"] + t["out_pages"] * cost["swpout_page"] +
+                   t["in_folios"] * cost["swpin_folio"] + t["in_pages"] * cost["swpin_page"] +
+                   t["fallbacks"] * cost["split"] + t["moves"] * cost["compact_move"])
+
+
+def main() -> int:
+    cs = cells()
+    totals = {}
+    for pol in POLICIES:
+        t = dict.fromkeys(("out_folios", "out_pages", "in_folios", "in_pages", "fallbacks", "moves"), 0)
+        for wl, opts in cs:
+            for seed in range(1, 6):
+                for k, v in counts(wl, opts, pol, seed).items():
+                    t[k] += v
+        totals[pol] = {k: v / 5 for k, v in t.items()}
+    unc = {k: v for k, v in _core.cost_default().items() if k != "name"}
+    with open(os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-quiet.json")) as f:
+        q = json.load(f)["sl_cost_model"]
+    move = q["swpin_folio"] + q["swpin_page"] + q["swpout_folio"] + q["swpout_page"]
+    priced = {}
+    for name, cost in (("uncalibrated", unc), ("quiet", dict(q, compact_move=move)),
+                       ("quiet, split 5 us", dict(q, compact_move=move, split=5000.0))):
+        s = {p: round(seconds(totals[p], cost), 3) for p in POLICIES}
+        saved = s[POLICIES[0]] - s[POLICIES[1]]
+        moves = totals[POLICIES[1]]["moves"]
+        priced[name] = {"seconds": s, "compact_move_ns": round(cost["compact_move"], 1),
+                        "split_ns": cost["split"],
+                        "break_even_move_ns": round(cost["compact_move"] + 1e9 * saved / moves, 1)}
+    json.dump({"what": "proposal-compact's target-pair cells, swap terms per run summed over the cells",
+               "cells": len(cs), "seeds": [1, 2, 3, 4, 5], "totals_per_run": totals, "priced": priced},
+              sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
