@@ -902,6 +902,7 @@ typedef struct rrun {
 	int track_free;            /* the policy keeps a free-cluster list */
 	uint32_t *live;            /* [cpu] started processes not yet exited */
 	sl_rrun_result *res;
+	sl_rrun_layouts *lay;      /* sl_rrun_window_layout(): the layouts recorded */
 	char *msg;
 	size_t len;
 } rrun;
@@ -975,7 +976,30 @@ static int rr_check(rrun *c)
 	return 0;
 }
 
-static uint64_t layouts_hash(rrun *c)
+/* One record of sl_rrun_window_layout(): process proc's layout l appended
+ * to the run's layouts (phase: the marker's, -1 at exit); the rest of the
+ * run goes on without records if memory runs out (nrecs tells). */
+static void layout_record(rrun *c, uint32_t proc, int phase, const uint64_t *l, uint64_t n)
+{
+	sl_rrun_layouts *y = c->lay;
+	uint64_t *pages = realloc(y->pages, (y->npages + n) * sizeof(*pages));
+	sl_rrun_layout_rec *recs = realloc(y->recs, (y->nrecs + 1) * sizeof(*recs));
+
+	if (pages)
+		y->pages = pages;
+	if (recs)
+		y->recs = recs;
+	if (!pages || !recs)
+		return;
+	memcpy(y->pages + y->npages, l, n * sizeof(*l));
+	y->recs[y->nrecs++] = (sl_rrun_layout_rec){ .phase = phase, .proc = proc, .first = y->npages, .npages = n };
+	y->npages += n;
+}
+
+/* At a phase marker: every live process's layout, chained in process
+ * order (the RUN marker's is run_layout_hash), and recorded when the
+ * caller asked for layouts. */
+static uint64_t layouts_at_marker(rrun *c, int phase)
 {
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 
@@ -988,6 +1012,8 @@ static uint64_t layouts_hash(rrun *c)
 			continue;
 		sl_proc_layout(c->pr[i].p, l);
 		h = (h ^ sl_layout_hash(l, n)) * UINT64_C(0x100000001b3);
+		if (c->lay)
+			layout_record(c, i, phase, l, n);
 		free(l);
 	}
 	return h;
@@ -995,6 +1021,17 @@ static uint64_t layouts_hash(rrun *c)
 
 static void proc_exit(rrun *c, rproc *r)
 {
+	if (r->state == 2 && c->lay) {
+		/* the layout the process leaves, as the kernel harness's driver
+		 * reads it from pagemap just before the process exits */
+		uint64_t n = sl_proc_npages(r->p);
+		uint64_t *l = malloc(n * sizeof(*l));
+		if (l) {
+			sl_proc_layout(r->p, l);
+			layout_record(c, (uint32_t)(r - c->pr), -1, l, n);
+			free(l);
+		}
+	}
 	if (r->state == 2) {
 		/* exit_mmap(): every PTE zapped, every slot put */
 		sl_memcg_set_cpu(c->m, r->cpu);
@@ -1115,7 +1152,9 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		break;
 	case SL_ROP_PHASE:
 		if (op->first == SL_RPH_RUN)
-			c->res->run_layout_hash = layouts_hash(c);
+			c->res->run_layout_hash = layouts_at_marker(c, SL_RPH_RUN);
+		else if (c->lay)
+			layouts_at_marker(c, (int)op->first);
 		if (c->check_every && rr_check(c))
 			return -1;
 		break;
@@ -1478,7 +1517,14 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
 int sl_rrun_window(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
 		   uint32_t window, int check_every, sl_rrun_result *res, char *msg, size_t len)
 {
-	rrun c = { .prm = p, .check_every = check_every, .res = res, .msg = msg, .len = len };
+	return sl_rrun_window_layout(p, pol, cost, window, check_every, res, NULL, msg, len);
+}
+
+int sl_rrun_window_layout(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
+			  uint32_t window, int check_every, sl_rrun_result *res, sl_rrun_layouts *layouts,
+			  char *msg, size_t len)
+{
+	rrun c = { .prm = p, .check_every = check_every, .res = res, .lay = layouts, .msg = msg, .len = len };
 	struct timespec t0, t1;
 	sl_device *d;
 	int prio = SL_PRIO_AUTO, rc;

@@ -801,24 +801,52 @@ static PyObject *py_cost_default(PyObject *self, PyObject *args)
 	return cost_dict(&sl_cost_default);
 }
 
-/* rrun(params: dict, policy, check=0, cost=None, window=1): runs a reclaim
- * workload (window: operations in flight at once, sl_rrun_window; 0 the
- * kernel driver's default of 2 per CPU). */
+/* The records of sl_rrun_layouts as the kernel harness writes its own
+ * ("label", "phase", "proc", "first", "npages"), or None. */
+static PyObject *layout_recs(const sl_rrun_layouts *y, int want)
+{
+	if (!want)
+		Py_RETURN_NONE;
+	PyObject *l = PyList_New(0);
+	for (uint32_t i = 0; l && i < y->nrecs; i++) {
+		const sl_rrun_layout_rec *r = &y->recs[i];
+		PyObject *d = Py_BuildValue("{s:s,s:i,s:I,s:K,s:K}", "label", r->phase < 0 ? "exit" : "phase",
+					    "phase", r->phase, "proc", (unsigned int)r->proc, "first",
+					    (unsigned long long)r->first, "npages", (unsigned long long)r->npages);
+		if (!d || PyList_Append(l, d)) {
+			Py_XDECREF(d);
+			Py_CLEAR(l);
+			break;
+		}
+		Py_DECREF(d);
+	}
+	return l;
+}
+
+/* rrun(params: dict, policy, check=0, cost=None, window=1, layout=False):
+ * runs a reclaim workload (window: operations in flight at once,
+ * sl_rrun_window; 0 the kernel driver's default of 2 per CPU); layout: the
+ * result's "layout_bytes" are the layouts the run recorded
+ * (sl_rrun_window_layout(): at each phase marker and at each exit) as a
+ * layout dump (little-endian uint64 per page) and "layouts" their records
+ * (label "phase" with the marker's phase, or "exit" with -1; proc, first,
+ * npages); both None without. */
 static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
-	static char *kws[] = { "params", "policy", "check", "cost", "window", NULL };
-	PyObject *pd, *cd = NULL;
+	static char *kws[] = { "params", "policy", "check", "cost", "window", "layout", NULL };
+	PyObject *pd, *cd = NULL, *lay, *recs;
 	const char *policy = "linux-6.18", *wl;
-	int check = 0, rc;
+	int check = 0, rc, want_layout = 0;
+	sl_rrun_layouts y = { 0 };
 	unsigned int window = 1;
 	sl_rwl_params p;
 	sl_cost_model cost = sl_cost_default;
 	sl_rrun_result r;
 	char msg[256] = "";
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|siOI", kws, &PyDict_Type, &pd, &policy, &check, &cd,
-					 &window))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|siOIp", kws, &PyDict_Type, &pd, &policy, &check, &cd,
+					 &window, &want_layout))
 		return NULL;
 	PyObject *wv = PyDict_GetItemString(pd, "workload");
 	if (!wv || !(wl = PyUnicode_AsUTF8(wv)) || sl_rwl_lookup(wl) < 0)
@@ -846,14 +874,30 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	if (sl_rwl_validate(&p, msg, sizeof(msg)))
 		return PyErr_Format(PyExc_ValueError, "%s", msg);
 	Py_BEGIN_ALLOW_THREADS
-	rc = sl_rrun_window(&p, pol, &cost, window, check, &r, msg, sizeof(msg));
+	rc = sl_rrun_window_layout(&p, pol, &cost, window, check, &r, want_layout ? &y : NULL, msg, sizeof(msg));
 	Py_END_ALLOW_THREADS
-	if (rc)
+	if (rc) {
+		free(y.pages);
+		free(y.recs);
 		return PyErr_Format(PyExc_RuntimeError, "%s", msg);
+	}
+	if (want_layout) {
+		lay = layout_bytes(y.pages, y.npages);
+	} else {
+		lay = Py_None;
+		Py_INCREF(lay);
+	}
+	recs = lay ? layout_recs(&y, want_layout) : NULL;
+	free(y.pages);
+	free(y.recs);
+	if (!recs) {
+		Py_XDECREF(lay);
+		return NULL;
+	}
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	return Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
-		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,s:N,s:N}",
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,s:N,s:N,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
 		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
@@ -894,7 +938,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"clock_ns", (unsigned long long)r.clock_ns,
 		"sys_seconds", r.sys_seconds,
 		"seconds", r.seconds,
-		"params", params, "cost", costd);
+		"params", params, "cost", costd, "layout_bytes", lay, "layouts", recs);
 }
 
 static PyMethodDef methods[] = {

@@ -14,7 +14,7 @@ import json
 from . import _core
 from .params import (ParamError, KiB, MiB, DEVICE_KINDS, parse_count, parse_mthp, parse_size, shown,
                      size_to_order, order_to_kb, check_policy_name)
-from .results import check_output_paths, fallback_pct, load_json_file, machine_info, write_json
+from .results import check_output_paths, fallback_pct, load_json_file, machine_info, write_json, write_layout
 
 SCHEMA = "swaplab.reclaim-result/1"
 
@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--passes", metavar="MIN,MAX", help="walks over its memory after growing")
     p.add_argument("--cost", metavar="FILE", help="cost model coefficients (JSON object, ns per event)")
     p.add_argument("--json", metavar="PATH", help="write the result as JSON ('-' for stdout)")
+    p.add_argument("--layout-dump", metavar="PATH",
+                   help="write the slot layouts the kernel harness records with --phase-layouts: every "
+                        "live process's at each phase marker and each one's as it exits, one "
+                        "little-endian uint64 per page (docs/layout-hash.md); the result's 'layouts' "
+                        "describes them")
     p.add_argument("--check", choices=["0", "1", "2"], default="0",
                    help="invariant checks: 1 at every phase and exit, 2 after every operation")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
@@ -195,14 +200,29 @@ def run_reclaim(params: dict, policy: str = "linux-6.18", check: int = 0, cost: 
                 preset: str | None = None, window: int = DEFAULT_WINDOW) -> dict:
     """Runs on the model; returns the result dict (SCHEMA). window: operations
     in flight at once (1 serial; 0: 2 per CPU, the kernel driver's default)."""
+    return run_reclaim_layout(params, policy, check, cost, preset, window, False)[0]
+
+
+def run_reclaim_layout(params: dict, policy: str = "linux-6.18", check: int = 0, cost: dict | None = None,
+                       preset: str | None = None, window: int = DEFAULT_WINDOW,
+                       layout: bool = True) -> tuple[dict, bytes | None]:
+    """run_reclaim() and, with layout, the slot layouts the run recorded as a
+    layout dump's bytes (None without): every live process's at each phase
+    marker and each process's as it exits, in the order of the run, as the
+    kernel harness records them with --phase-layouts; the result's
+    "layouts" describes them (label, phase, proc, first, npages)."""
     check_policy_name(policy)
     if not 0 <= window <= 4096:
         raise ParamError(f"--window {window} is outside 0..4096")
     try:
-        raw = _core.rrun(params, policy=policy, check=check, cost=cost, window=window)
+        raw = _core.rrun(params, policy=policy, check=check, cost=cost, window=window, layout=layout)
     except ValueError as e:
         raise ParamError(str(e)) from None
-    return build_result(raw, policy, preset)
+    res = build_result(raw, policy, preset)
+    if layout:
+        res["layouts"] = raw["layouts"]
+        res["layout"] = {"npages": len(raw["layout_bytes"]) // 8, "hash": f"{_core.layout_hash(raw['layout_bytes']):016x}"}
+    return res, raw["layout_bytes"]
 
 
 def build_result(raw: dict, policy: str, preset: str | None) -> dict:
@@ -280,10 +300,12 @@ def summary_text(res: dict) -> str:
 def main_run(argv: list) -> int:
     a = build_parser().parse_args(argv)
     prm, preset = params_from_args(a)
-    check_output_paths(a.json, None)
+    check_output_paths(a.json, a.layout_dump)
     cost = load_cost(a.cost)
     window = DEFAULT_WINDOW if a.window is None else parse_window(a.window)
-    res = run_reclaim(prm, a.policy, int(a.check), cost, preset, window)
+    res, layout = run_reclaim_layout(prm, a.policy, int(a.check), cost, preset, window, bool(a.layout_dump))
+    if a.layout_dump:
+        write_layout(a.layout_dump, layout or b"")
     if a.json:
         write_json(a.json, res)
     if not a.quiet and a.json != "-":

@@ -4,6 +4,7 @@
  * runner's end state on every policy.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "t_memcg.h"
 
 /* A process of npages in a group of `limit` pages over a device of `slots`. */
@@ -349,4 +350,60 @@ TEST(reclaim_page_tables_are_charged_to_the_group_on_no_lru)
 	CHECK_EQ(s.kmem, 0);
 	FX_CHECK(&f);
 	fx_fini(&f);
+}
+
+/* sl_rrun_window_layout(): the layouts the kernel harness's driver records
+ * with --phase-layouts, in the same order - two usemem processes written
+ * then read again: at the SETUP marker nothing is out, at the RUN marker
+ * the records chain to run_layout_hash, and each process's record at its
+ * exit; recording changes nothing else in the run. */
+TEST(reclaim_layouts_are_recorded_at_each_marker_and_exit_and_change_nothing)
+{
+	sl_rwl_params p;
+	sl_rrun_result a, b;
+	sl_rrun_layouts y = { 0 };
+	char msg[256];
+
+	sl_rwl_defaults(&p, SL_RWL_USEMEM);
+	p.nr_procs = 2;
+	p.nr_cpus = 1;
+	p.proc_pages = 2048;
+	p.limit_pages = 2048;
+	p.reread_passes = 1;
+	p.swap_bytes = 64u << 20;
+	p.mthp_mask = 1u << 4;
+	const sl_policy *pol = sl_policy_find("linux-6.18");
+	CHECK_EQ(sl_rrun(&p, pol, NULL, 0, &a, msg, sizeof(msg)), 0);
+	CHECK_EQ(sl_rrun_window_layout(&p, pol, NULL, 1, 0, &b, &y, msg, sizeof(msg)), 0);
+	a.seconds = b.seconds = 0; /* wall time */
+	a.sys_seconds = b.sys_seconds = 0;
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	/* SETUP (both processes), RUN (both), two exits */
+	CHECK_EQ(y.nrecs, 6);
+	static const int phase[6] = { SL_RPH_SETUP, SL_RPH_SETUP, SL_RPH_RUN, SL_RPH_RUN, -1, -1 };
+	uint64_t h = UINT64_C(0xcbf29ce484222325), first = 0, out = 0;
+	for (uint32_t i = 0; i < y.nrecs; i++) {
+		const sl_rrun_layout_rec *r = &y.recs[i];
+		CHECK_EQ(r->phase, phase[i]);
+		CHECK_EQ(r->first, first);
+		CHECK_EQ(r->npages, 2048);
+		CHECK_EQ(r->proc, i < 4 ? i % 2 : r->proc); /* markers in process order */
+		first += r->npages;
+		uint64_t swapped = 0;
+		for (uint64_t j = 0; j < r->npages; j++)
+			swapped += y.pages[r->first + j] != UINT64_MAX;
+		if (r->phase == SL_RPH_SETUP)
+			CHECK_EQ(swapped, 0);
+		if (r->phase == SL_RPH_RUN) {
+			h = (h ^ sl_layout_hash(y.pages + r->first, r->npages)) * UINT64_C(0x100000001b3);
+			out += swapped;
+		}
+	}
+	CHECK_EQ(first, y.npages);
+	CHECK_EQ(h, b.run_layout_hash);
+	/* 4096 pages written in a group of 2048: 1076 and 1024 went out */
+	CHECK_EQ(out, 2100);
+	CHECK(y.recs[4].proc != y.recs[5].proc);
+	free(y.pages);
+	free(y.recs);
 }

@@ -278,3 +278,34 @@ def test_window_1_runs_the_stream_serially_and_agrees_with_the_model(cli, env, m
     assert kr["harness"]["window"] == 1
     for kb in ("4", "64"):
         assert abs(mr["sizes"][kb]["swpout"] - kr["sizes"][kb]["swpout"]) <= 0.05 * kr["sizes"][kb]["swpout"], kb
+
+
+@needs_reclaim
+@pytest.mark.parametrize("size,limit,mthp,run_hash", [
+    ("32M", "16M", "64K", "f432998bb227c9c0"),
+    ("32M", "8M", "64K", "8117f24c768c6c17"),
+    ("32M", "16M", "16K,32K,64K,128K,256K,512K,1M,2M", "2b9ac3fb286fd774"),
+])
+def test_one_pinned_usemem_process_writes_slot_for_slot_as_the_model(cli, env, machine, tmp_path, size, limit,
+                                                                     mthp, run_hash):
+    """Issue 13's stretch: one usemem process pinned to one CPU, serially.
+    At the RUN marker (its whole write done) every page is on the same
+    slot on the kernel as in the model: the layout dumps of both are
+    byte-identical there, and so are their run layout hashes. The pinned
+    hash is the model's (kernel-findings F26)."""
+    _no_other_swap()
+    args = ["usemem", "--procs", "1", "--size", size, "--limit", limit, "--reread", "1", "--mthp", mthp,
+            "--swap-size", "256M", "--cpus", "1", "--seed", "1", "--window", "1", "-q"]
+    k, kb, m, mb = tmp_path / "k.json", tmp_path / "k.bin", tmp_path / "m.json", tmp_path / "m.bin"
+    p = cli("kernel", "run", *args, "--phase-layouts", "--json", str(k), "--layout-dump", str(kb), env=env)
+    assert p.returncode == 0, p.stderr
+    p = cli("run", *args, "--json", str(m), "--layout-dump", str(mb))
+    assert p.returncode == 0, p.stderr
+    kr, mr = json.loads(k.read_text()), json.loads(m.read_text())
+    assert mr["run_layout_hash"] == run_hash
+    assert kr["run_layout_hash"] == run_hash
+    krec = [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in kr["layouts"]]
+    assert krec == [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in mr["layouts"]]
+    run = next(x for x in kr["layouts"] if x["phase"] == 1)
+    span = slice(0, 8 * (run["first"] + run["npages"]))   # the SETUP and RUN records
+    assert kb.read_bytes()[span] == mb.read_bytes()[span]

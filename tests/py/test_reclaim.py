@@ -214,3 +214,33 @@ def test_kbuild_v5_split_moves_toward_the_kernels_default_run_with_two_cpus_at_o
     assert out == {"1": {"16": 187134, "64": 91251, "128": 13968},
                    "0": {"16": 158376, "64": 83682, "128": 24255}}
     assert both["runner"]["window"] == 4 and both["slots_in_use_at_end"] == 0
+
+
+def test_layout_dump_holds_the_harness_records_and_changes_nothing(cli, tmp_path):
+    """`swaplab run usemem --layout-dump`: the layouts the kernel harness
+    records with --phase-layouts (every live process at each marker, each
+    at its exit), described by the result's `layouts`; the RUN marker's
+    chain to run_layout_hash; the run is the same without the dump."""
+    import array
+    args = ["run", "usemem", "--procs", "2", "--cpus", "1", "--size", "8M", "--limit", "8M", "--reread", "1",
+            "--mthp", "64K", "--swap-size", "64M", "--seed", "1", "-q"]
+    j, b = tmp_path / "m.json", tmp_path / "m.bin"
+    assert cli(*args, "--json", str(j), "--layout-dump", str(b)).returncode == 0
+    res, raw = json.loads(j.read_text()), b.read_bytes()
+    plain = json.loads(cli(*args, "--json", "-", check=True).stdout)
+    assert "layouts" not in plain and "layout" not in plain
+    assert {k: v for k, v in res.items() if k not in ("layouts", "layout", "seconds")} == \
+        {k: v for k, v in plain.items() if k != "seconds"}
+    assert [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in res["layouts"]] == [
+        ("phase", 0, 0, 0, 2048), ("phase", 0, 1, 2048, 2048), ("phase", 1, 0, 4096, 2048),
+        ("phase", 1, 1, 6144, 2048), ("exit", -1, 0, 8192, 2048), ("exit", -1, 1, 10240, 2048)]
+    assert len(raw) == 8 * res["layout"]["npages"] == 8 * 12288
+    assert res["layout"]["hash"] == f"{_core.layout_hash(raw):016x}"
+    pages = array.array("Q")
+    pages.frombytes(raw)
+    out = [sum(v != 2 ** 64 - 1 for v in pages[x["first"]:x["first"] + x["npages"]]) for x in res["layouts"]]
+    assert out == [0, 0, 1076, 1024, 1072, 1024]
+    h = 0xcbf29ce484222325
+    for x in res["layouts"][2:4]:
+        h = ((h ^ _core.layout_hash(raw[8 * x["first"]:8 * (x["first"] + x["npages"])])) * 0x100000001b3) % 2 ** 64
+    assert f"{h:016x}" == res["run_layout_hash"]

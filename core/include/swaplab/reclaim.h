@@ -91,6 +91,26 @@ int sl_rrun(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *c
  * exactly; 0 is the driver's default, 2 per CPU. */
 int sl_rrun_window(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
 		   uint32_t window, int check_every, sl_rrun_result *res, char *msg, size_t len);
+/* The slot layouts of a run, as the kernel harness's driver records them
+ * from pagemap with --phase-layouts (docs/layout-hash.md): at each phase
+ * marker every live process's, in process order, and each process's as it
+ * exits. `pages` holds the records one after another, one entry per page
+ * (a swap offset, or all ones when the page is not out). */
+typedef struct sl_rrun_layout_rec {
+	int phase;                 /* the marker's SL_RPH_*, or -1: at exit */
+	uint32_t proc;             /* the stream's process */
+	uint64_t first, npages;    /* its pages in `pages` */
+} sl_rrun_layout_rec;
+typedef struct sl_rrun_layouts {
+	uint64_t *pages, npages;   /* malloc()ed: the caller frees both arrays */
+	sl_rrun_layout_rec *recs;
+	uint32_t nrecs;
+} sl_rrun_layouts;
+/* sl_rrun_window() recording the layouts into *layouts, which starts
+ * zeroed; the caller frees its arrays whatever the return. */
+int sl_rrun_window_layout(const sl_rwl_params *p, const sl_policy *pol, const sl_cost_model *cost,
+			  uint32_t window, int check_every, sl_rrun_result *res, sl_rrun_layouts *layouts,
+			  char *msg, size_t len);
 
 double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r);
 

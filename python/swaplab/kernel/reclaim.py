@@ -102,11 +102,12 @@ def build_parser():
                      "The options are the model's (swaplab run usemem --help); --policy, --check and "
                      "--device other than zram are the model's only.")
     p.add_argument("--cpu", default="0", help="the first CPU: process slot k runs on CPU + k %% cpus")
-    p.add_argument("--layout-dump", metavar="PATH",
-                   help="write the recorded slot layouts: one little-endian uint64 per page")
     p.add_argument("--phase-layouts", action="store_true",
                    help="also record every process's slot layout at each phase marker")
     for act in p._actions:     # the model's --window, with the driver's default
+        if act.dest == "layout_dump":
+            act.help = ("write the recorded slot layouts (each process's at exit, and with "
+                        "--phase-layouts at each phase marker): one little-endian uint64 per page")
         if act.dest == "window":
             act.help = ("operations (TOUCH, MUNMAP) in flight at once over all processes; 1 runs "
                         "them one after another as the model does by default (default 0: 2 per CPU)")
@@ -399,6 +400,16 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
                                           "swapped", "present")} | {"distinct_slots": s["distinct"]})
     at_exit = [x for x in layouts if x["label"] == "exit"]
     memcg = (extra or {}).get("kernel", {}).get("memcg")
+    # the model's run_layout_hash: every process's layout at the RUN
+    # marker (phase 1), chained in process order; only with --phase-layouts
+    run_hash = None
+    at_run = sorted((x for x in layouts if x["label"] == "phase" and x["phase"] == 1), key=lambda x: x["proc"])
+    if at_run:
+        h = 0xcbf29ce484222325
+        for x in at_run:
+            h = ((h ^ _core.layout_hash(layout[8 * x["first"]:8 * (x["first"] + x["npages"])])) *
+                 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+        run_hash = format_hash(h)
     view = model_view(p, total, raw, memcg)
     params = dict(p.stream)
     params["device"] = "zram"
@@ -427,6 +438,7 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "layout": {"npages": len(layout) // 8, "hash": format_hash(_core.layout_hash(layout)),
                    "swapped_at_exit": sum(x["swapped"] for x in at_exit),
                    "present_at_exit": sum(x["present"] for x in at_exit)},
+        "run_layout_hash": run_hash,
         "seconds": raw["wall_seconds"],
     }
     if extra:
