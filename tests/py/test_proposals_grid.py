@@ -7,12 +7,16 @@ import os
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _make_grid():
-    spec = importlib.util.spec_from_file_location("make_grid", os.path.join(ROOT, "docs", "proposals",
-                                                                         "make_grid.py"))
+def _script(name):
+    """A script of docs/proposals, imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "docs", "proposals", name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _make_grid():
+    return _script("make_grid")
 
 
 def _row(swap, pct, free, f0, f0free, mthp="16K,64K"):
@@ -70,14 +74,6 @@ def test_base_grid_fills_only_the_missing_cell_policy_pairs(tmp_path):
     assert rows[0]["fallback_pct"] == {"first-fit": 2.0, "linux-6.18": 94.3}
 
 
-def _move_cost():
-    spec = importlib.util.spec_from_file_location("move_cost", os.path.join(ROOT, "docs", "proposals",
-                                                                         "move_cost.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_move_cost_prices_the_committed_counts():
     """docs/proposals/move_cost.py: the target-pairs table of
     proposal-compact.md gives 62 distinct cells, the first one thp-swap
@@ -86,7 +82,7 @@ def test_move_cost_prices_the_committed_counts():
     costs less than 26.4 us (proposal-compact.md, "Moves in calibrated
     terms")."""
     import json
-    mc = _move_cost()
+    mc = _script("move_cost")
     cells = mc.cells()
     assert len(cells) == 62
     assert cells[0] == ("thp-swap", {"swap_size": "64M", "device": "ssd", "region_offset": "0", "mthp": "16K,64K",
