@@ -69,6 +69,20 @@ static int check_lists(const sl_device *d, char *msg, size_t len)
 	return 0;
 }
 
+/* SL_POL_KEEP_FULL0 (lrm_handoff()): a CPU's cursor of the cluster's order
+ * points into cluster c, which may then be full with a hole in it. */
+static int cursor_in(const sl_device *d, uint32_t c)
+{
+	if (!(d->flags & SL_DEV_SOLIDSTATE))
+		return 0;
+	for (int cpu = 0; cpu < d->nr_cpus; cpu++) {
+		uint64_t off = d->cursor[cpu * SL_CURSOR_STRIDE + d->ci[c].order];
+		if (off && sli_cluster_of(off) == c)
+			return 1;
+	}
+	return 0;
+}
+
 /* I2, I4, I5: counts against the slot map. */
 static int check_counts(const sl_device *d, char *msg, size_t len)
 {
@@ -110,9 +124,13 @@ static int check_counts(const sl_device *d, char *msg, size_t len)
 			FAIL("I2: cluster %u count %u but %u slots are not free", c, ci->count, n);
 		if (ci->flags == SL_CF_FREE && (n || ci->order))
 			FAIL("I5: free cluster %u has count %u order %u", c, n, ci->order);
+		/* a full cluster is full, but under SL_POL_KEEP_FULL0 for its
+		 * kept order-0 slots (lrm_keep_full0()) and for a hole handed to
+		 * a CPU's cursor (lrm_handoff()) */
 		if (ci->flags == SL_CF_FULL && n != SL_CLUSTER &&
-		    !((d->pol->props & SL_POL_KEEP_FULL0) && !ci->order &&
-		      n > SL_CLUSTER - SL_KEEP0_SLOTS && atomic_load(&d->kept0)))
+		    !((d->pol->props & SL_POL_KEEP_FULL0) &&
+		      ((!ci->order && n > SL_CLUSTER - SL_KEEP0_SLOTS && atomic_load(&d->kept0)) ||
+		       cursor_in(d, c))))
 			FAIL("I5: full cluster %u has count %u", c, n);
 		if ((ci->flags == SL_CF_NONFULL || ci->flags == SL_CF_FRAG) &&
 		    (n == 0 || n == SL_CLUSTER))

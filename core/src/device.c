@@ -240,7 +240,8 @@ int sl_swap_alloc_pages(sl_device *d, int cpu, int order, uint64_t *out)
 
 /* The policy's free of one run, with the cluster's lock held. lr: a 6.14+
  * policy, whose free (lr_free_det / lr_free_conc) runs here inline, in this
- * mode's build; 2: one with SL_POL_KEEP_FULL0 (lrm_keep_full0()). rmap:
+ * mode's build; 2: one with SL_POL_KEEP_FULL0 (lrm_handoff() and
+ * lrm_keep_full0()). rmap:
  * the device keeps a reverse map (rmap.h), whose back pointers of the run
  * go here, where swap_entries_free() would clear them. */
 static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cpu, uint64_t off,
@@ -250,7 +251,7 @@ static inline __attribute__((always_inline)) void put_run_m(sl_device *d, int cp
 	if (rmap)
 		sl_rmap_clear(d, off, nr);
 	if (lr)
-		lrm_swap_entries_free_k(d, off, nr, conc, lr == 2);
+		lrm_swap_entries_free_k(d, cpu, off, nr, conc, lr == 2);
 	else
 		d->pol->free(d, cpu, off, nr);
 }

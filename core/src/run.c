@@ -244,6 +244,7 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 			res->dev.alloc_fast[o] += st->alloc_fast[o];
 		}
 		res->dev.alloc_steal += st->alloc_steal;
+		res->dev.handoffs += st->handoffs;
 		res->dev.freed_slots += st->freed_slots;
 		res->dev.full_reclaim_scans += st->full_reclaim_scans;
 		res->dev.discarded_clusters += st->discarded_clusters;

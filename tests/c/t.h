@@ -53,6 +53,10 @@ void t_alloc_n(sl_device *d, int cpu, int order, int n, const char *file, int li
 #define CHECK_LIST_EMPTY(d, list) t_check_list(d, list, NULL, 0, __FILE__, __LINE__)
 void t_check_list(const sl_device *d, int list, const uint32_t *want, size_t n, const char *file,
 		  int line);
+/* Gives cpu's cursor of `order` a place (the device's last cluster, which
+ * the tests leave alone), so that a free by cpu hands it nothing: the keep
+ * policies' lrm_handoff() takes only an idle cursor. */
+#define T_BUSY_CURSOR(d, cpu, order) (*sli_cursor(d, cpu, order) = sli_cluster_offset((d)->nr_clusters - 1))
 /* Two twin devices share their state after the same operations: map,
  * clusters and lists, cursors, counters, slots in use. */
 int t_same_device_state(const sl_device *a, const sl_device *b);

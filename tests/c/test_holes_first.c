@@ -114,13 +114,15 @@ TEST(holes_first_order5_still_takes_a_free_cluster_first)
 }
 
 /* Clusters 0..3: cluster 0 of order 0, full, then a 16-slot aligned hole
- * freed at 32 (nonfull[0] = [0]); free = [1, 2, 3]. */
+ * freed at 32 by a CPU whose order-0 cursor is busy (no hand-off;
+ * nonfull[0] = [0]); free = [1, 2, 3]. */
 static sl_device *order0_hole(const char *policy)
 {
 	sl_device *d = t_device(policy, 2048);
 
 	ALLOC_N(d, 0, 0, 511);
-	sl_swap_put(d, 0, 32, 16);
+	T_BUSY_CURSOR(d, 3, 0);
+	sl_swap_put(d, 3, 32, 16);
 	CHECK_LIST(d, NF(0), 0);
 	CHECK_LIST(d, SL_LIST_FREE, 1, 2, 3);
 	return d;
@@ -148,8 +150,9 @@ TEST(holes_first_order4_takes_an_order0_hole_and_leaves_the_cluster_order0s)
 	CHECK_LIST_EMPTY(d, FR(4));
 	CHECK_EQ(*sli_cursor(d, 1, 4), 0);
 	CHECK_LIST(d, SL_LIST_FREE, 1, 2, 3);
-	/* freed again, the hole is order 0's room: nonfull[0] */
-	sl_swap_put(d, 1, 32, 16);
+	/* freed again (by a CPU with a busy cursor), the hole is order 0's
+	 * room: nonfull[0] */
+	sl_swap_put(d, 3, 32, 16);
 	CHECK_LIST(d, NF(0), 0);
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
@@ -181,16 +184,18 @@ TEST(holes_first_keeps_a_nearly_full_order0_cluster_on_the_full_list)
 {
 	sl_device *d = order0_full_cluster("proposal-holes-first", 65536);
 
-	/* 31 frees leave 481 in use: the cluster stays, no list move */
+	/* 31 frees (by a CPU with a busy cursor: no hand-off) leave 481 in
+	 * use: the cluster stays, no list move */
+	T_BUSY_CURSOR(d, 3, 0);
 	for (uint64_t s = 100; s < 131; s++)
-		sl_swap_put(d, 0, s, 1);
+		sl_swap_put(d, 3, s, 1);
 	CHECK_LIST(d, SL_LIST_FULL, 0);
 	CHECK_LIST_EMPTY(d, NF(0));
 	CHECK_EQ(d->ci[0].count, 481);
 	CHECK_EQ(atomic_load(&d->kept0), 1);
 	CHECK_INVARIANTS(d);
 	/* the 32nd (SL_KEEP0_SLOTS free) moves it as 6.18 does */
-	sl_swap_put(d, 0, 131, 1);
+	sl_swap_put(d, 3, 131, 1);
 	CHECK_LIST_EMPTY(d, SL_LIST_FULL);
 	CHECK_LIST(d, NF(0), 0);
 	CHECK_INVARIANTS(d);
@@ -199,21 +204,26 @@ TEST(holes_first_keeps_a_nearly_full_order0_cluster_on_the_full_list)
 
 TEST(holes_first_keeps_nothing_where_6_18_or_swap_is_short)
 {
-	/* linux-6.18: the first free moves the cluster to nonfull[0] */
+	/* linux-6.18: the first free moves the cluster to nonfull[0], even
+	 * with the freeing CPU's cursor idle (no hand-off either) */
 	sl_device *d = order0_full_cluster("linux-6.18", 65536);
 	sl_swap_put(d, 0, 100, 1);
 	CHECK_LIST(d, NF(0), 0);
 	CHECK_EQ(atomic_load(&d->kept0), 0);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
 	sl_device_destroy(d);
-	/* 64 MiB: never 64 MiB free (the header) */
+	/* 64 MiB: never 64 MiB free (the header); a CPU with a busy cursor
+	 * frees */
 	d = order0_full_cluster("proposal-holes-first", 16384);
-	sl_swap_put(d, 0, 100, 1);
+	T_BUSY_CURSOR(d, 3, 0);
+	sl_swap_put(d, 3, 100, 1);
 	CHECK_LIST(d, NF(0), 0);
 	sl_device_destroy(d);
 	/* 256 MiB over half in use: 65 PMD clusters */
 	d = order0_full_cluster("proposal-holes-first", 65536);
 	ALLOC_N(d, 0, 9, 65);
-	sl_swap_put(d, 0, 100, 1);
+	T_BUSY_CURSOR(d, 3, 0);
+	sl_swap_put(d, 3, 100, 1);
 	CHECK_LIST(d, NF(0), 0);
 	CHECK_EQ(atomic_load(&d->kept0), 0);
 	CHECK_INVARIANTS(d);
@@ -224,7 +234,9 @@ TEST(holes_first_order0_takes_kept_slots_back_before_it_steals)
 {
 	sl_device *d = order0_full_cluster("proposal-holes-first", 65536);
 
-	sl_swap_put(d, 0, 100, 1); /* kept */
+	T_BUSY_CURSOR(d, 3, 0);
+	T_BUSY_CURSOR(d, 3, 4);
+	sl_swap_put(d, 3, 100, 1); /* kept */
 	/* 64K folios fill clusters 1..127, then all but the first of each
 	 * cluster go: nonfull[4] holds them all, the free list is empty and
 	 * swap is far from full */
@@ -232,7 +244,7 @@ TEST(holes_first_order0_takes_kept_slots_back_before_it_steals)
 	CHECK_LIST_EMPTY(d, SL_LIST_FREE);
 	for (uint64_t c = 1; c < 128; c++)
 		for (uint64_t j = 1; j < 32; j++)
-			sl_swap_put(d, 0, c * 512 + j * 16, 16);
+			sl_swap_put(d, 3, c * 512 + j * 16, 16);
 	CHECK_EQ(d->list_len[NF(4)], 127);
 	CHECK_EQ(atomic_load(&d->kept0), 1);
 	/* CPU 1, no cursor: nonfull[0], free, frag[0] are empty; the kept
@@ -245,6 +257,97 @@ TEST(holes_first_order0_takes_kept_slots_back_before_it_steals)
 	uint64_t off = sl_swap_alloc(d, 1, 0);
 	CHECK(off >= 512);
 	CHECK_EQ(atomic_load(&d->kept0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+/* Revision 4 (lrm_handoff()): a free that leaves a full cluster with a hole
+ * gives the freed range to the freeing CPU's cursor of the cluster's order
+ * when that cursor is idle. 64 MiB = clusters 0..31, where revision 3's
+ * keep is off (never 64 MiB free). */
+TEST(holes_first_hands_a_freed_slot_to_its_cpus_idle_cursor)
+{
+	sl_device *d = order0_full_cluster("proposal-holes-first", 16384);
+
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0); /* cluster 0 filled: idle */
+	sl_swap_put(d, 0, 100, 1);
+	/* no list move: the cluster stays on the full list with its hole */
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_LIST_EMPTY(d, NF(0));
+	CHECK_EQ(d->ci[0].count, 511); /* the header counts */
+	CHECK_EQ(*sli_cursor(d, 0, 0), 100);
+	CHECK_EQ(d->st.handoffs, 1);
+	CHECK_EQ(atomic_load(&d->kept0), 1); /* the walk would find it */
+	CHECK_INVARIANTS(d);
+	/* the CPU's next allocation takes it on its fast path and leaves the
+	 * cluster where it is */
+	uint64_t fast = d->st.alloc_fast[0];
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 100);
+	CHECK_EQ(d->st.alloc_fast[0], fast + 1);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_EQ(d->ci[0].count, 512);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	CHECK_INVARIANTS(d);
+	/* through the deterministic batch too: one call, then the full path */
+	sl_swap_put(d, 0, 7, 1);
+	uint64_t out[3];
+	sl_swap_alloc_batch0(d, 0, 3, out);
+	CHECK_EQ(out[0], 7);
+	CHECK(out[1] >= 512 && out[2] == out[1] + 1); /* a free cluster */
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_hands_nothing_to_a_busy_cursor_an_unaligned_free_or_6_18)
+{
+	/* a busy cursor: the cluster goes to nonfull[0] as in 6.18 */
+	sl_device *d = order0_full_cluster("proposal-holes-first", 16384);
+	T_BUSY_CURSOR(d, 0, 0);
+	sl_swap_put(d, 0, 100, 1);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(d->st.handoffs, 0);
+	sl_device_destroy(d);
+	/* order 4: one slot of a 64K folio is no 64K range */
+	d = order0_full_cluster("proposal-holes-first", 16384);
+	ALLOC_N(d, 0, 4, 32);
+	CHECK_EQ(d->ci[1].order, 4);
+	CHECK_LIST(d, SL_LIST_FULL, 0, 1);
+	sl_swap_put(d, 0, 512 + 3, 1);
+	CHECK_LIST(d, NF(4), 1);
+	CHECK_EQ(*sli_cursor(d, 0, 4), 0);
+	sl_device_destroy(d);
+	/* linux-6.18 never hands off */
+	d = order0_full_cluster("linux-6.18", 16384);
+	sl_swap_put(d, 0, 100, 1);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	CHECK_EQ(d->st.handoffs, 0);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_hands_a_64k_range_to_its_cpus_order4_cursor_and_i5_knows_why)
+{
+	sl_device *d = order0_full_cluster("proposal-holes-first", 16384);
+	char msg[256];
+
+	ALLOC_N(d, 0, 4, 32); /* cluster 1, full of 64K folios */
+	CHECK_EQ(*sli_cursor(d, 0, 4), 0);
+	sl_swap_put(d, 0, 512 + 48, 16);
+	CHECK_LIST(d, SL_LIST_FULL, 0, 1);
+	CHECK_EQ(*sli_cursor(d, 0, 4), 512 + 48);
+	CHECK_INVARIANTS(d);
+	/* only a cursor explains the hole: without it I5 fails */
+	*sli_cursor(d, 0, 4) = 0;
+	CHECK(sl_device_check(d, msg, sizeof(msg)) != 0);
+	CHECK(!strcmp(msg, "I5: full cluster 1 has count 496"));
+	*sli_cursor(d, 0, 4) = 512 + 48;
+	/* another CPU does not see it: a free cluster */
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 1024);
+	/* the freeing CPU's next 64K takes it back */
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 512 + 48);
+	CHECK_EQ(d->ci[1].count, 512);
+	CHECK_LIST(d, SL_LIST_FULL, 0, 1);
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }

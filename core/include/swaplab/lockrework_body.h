@@ -31,7 +31,10 @@
  * cluster_table_is_alloced(). */
 LR_INLINE int lrm_cluster_is_usable(const sl_cluster *ci, int order, int with_table)
 {
-	if (ci->flags > SL_CF_USABLE)
+	/* a full cluster with free slots exists only under SL_POL_KEEP_FULL0:
+	 * kept slots, or a hole handed to a CPU's cursor (lrm_handoff()),
+	 * which that cursor may take; no other policy gets past this test */
+	if (ci->flags > SL_CF_USABLE && (ci->flags != SL_CF_FULL || ci->count == SL_CLUSTER))
 		return 0;
 	if (with_table && ci->count == 0 && ci->flags != SL_CF_NONE)
 		return 0; /* 6.18: free_cluster() freed its swap table */
@@ -93,6 +96,45 @@ LR_INLINE int lrm_keep_full0(sl_device *d, const sl_cluster *ci)
 		return 0;
 	if (!atomic_load_explicit(&d->kept0, memory_order_relaxed))
 		atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+	return 1;
+}
+
+/* SL_POL_KEEP_FULL0's hand-off (proposal-holes-first revision 4; no kernel
+ * has it): a free that leaves a full cluster of order k below PMD with
+ * free slots gives its freed aligned range to the freeing CPU's cursor of
+ * order k, when that cursor is idle (0) and names this device: the
+ * cluster stays on the full list, with no list move and no device lock,
+ * and the CPU's next order-k allocation takes the range on its fast path
+ * (lrm_cluster_is_usable() lets a cursor into such a cluster). A kernel
+ * would take the CPU's local lock with a trylock here, under the cluster
+ * lock. Solid-state devices only (rotational ones have no per-CPU cursor).
+ * Returns 1 when it handed the range over. */
+LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint32_t nr,
+			    const int conc)
+{
+	const sl_cluster *ci = &d->ci[c];
+	const int o = ci->order;
+
+	if (cpu < 0 || ci->flags != SL_CF_FULL || o >= SL_PMD_ORDER || nr < (1u << o) ||
+	    (off & ((UINT64_C(1) << o) - 1)) || !(d->flags & SL_DEV_SOLIDSTATE))
+		return 0;
+	uint64_t *cur = sli_cursor(d, cpu, o);
+	if (*cur)
+		return 0;
+	if (d->set && d->set->nr > 1) {
+		/* several devices: the CPU's cursor must name none, or this one */
+		int8_t si = d->set->pcp_si[cpu * SL_NR_ORDERS + o];
+		if (si != -1 && si != (int8_t)d->type)
+			return 0;
+	}
+	*cur = off;
+	if (d->set)
+		d->set->pcp_si[cpu * SL_NR_ORDERS + o] = (int8_t)d->type;
+	/* should this CPU never take it, order 0's walk of kept slots finds
+	 * it (holes_kept0()) */
+	if (!o && !atomic_load_explicit(&d->kept0, memory_order_relaxed))
+		atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+	sli_stats_m(d, conc)->handoffs++;
 	return 1;
 }
 
@@ -262,8 +304,8 @@ LR_COLD void lrm_swap_reclaim_full_clusters(sl_device *d, const int conc)
 /* swap_entries_free() - 6.16..6.18 (swap_entry_range_free() in 6.14/6.15):
  * release a run inside one cluster, then free_cluster() or
  * partial_free_cluster(). */
-LR_INLINE void lrm_swap_entries_free_k(sl_device *d, uint64_t off, uint32_t nr, const int conc,
-				       const int keep)
+LR_INLINE void lrm_swap_entries_free_k(sl_device *d, int cpu, uint64_t off, uint32_t nr,
+				       const int conc, const int keep)
 {
 	uint32_t c = sli_cluster_of(off);
 
@@ -274,13 +316,13 @@ LR_INLINE void lrm_swap_entries_free_k(sl_device *d, uint64_t off, uint32_t nr, 
 	sli_release_range_m(d, off, nr, conc);
 	if (d->ci[c].count == 0)
 		lrm_free_cluster(d, c, conc);
-	else
+	else if (!keep || !lrm_handoff(d, cpu, c, off, nr, conc))
 		lrm_partial_free_cluster_k(d, c, conc, keep);
 }
 
 LR_INLINE void lrm_swap_entries_free(sl_device *d, uint64_t off, uint32_t nr, const int conc)
 {
-	lrm_swap_entries_free_k(d, off, nr, conc, 0);
+	lrm_swap_entries_free_k(d, -1, off, nr, conc, 0);
 }
 
 /* swap_alloc_fast() - 6.15..6.18 (6.14: the per-CPU cluster step of
@@ -414,6 +456,10 @@ LR_INLINE uint32_t lrm_alloc_fast_run0(sl_device *d, int cpu, uint32_t n, uint64
 	sl_cluster *ci = &d->ci[c];
 	if (!lrm_cluster_is_usable(ci, 0, with_table) || ci->count >= SL_CLUSTER)
 		return 0;
+	/* a full cluster's hole (lrm_handoff()): one call, whose relocation
+	 * moves the cluster as that call would, then the full path */
+	if (ci->flags == SL_CF_FULL)
+		n = 1;
 	/* the locks each call takes (only tracked under SL_DEBUG here) */
 	sl_local_lock_m(0, d, cpu);
 	sl_ci_lock_m(0, d, c);
