@@ -85,7 +85,9 @@ LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
 		return 0;
 	c = sli_cluster_of(off);
 	sl_ci_lock_m(conc, d, c);
-	if (!lrm_cluster_is_usable(&d->ci[c], 0, 1)) {
+	/* LR_KEEP: proposal-holes-first's kept slots and hand-offs (here
+	 * proposal-holes has neither, so it changes nothing for it) */
+	if (!lrm_cluster_is_usable(&d->ci[c], 0, LR_TABLE | LR_KEEP)) {
 		sl_ci_unlock_m(conc, d, c);
 		return 0;
 	}

@@ -104,7 +104,7 @@ LR_BUILD_BOTH(hf_ladder)
 LR_INLINE uint64_t hf_alloc_m(sl_device *d, int cpu, int order, const int conc)
 {
 	if (hf_applies(d, order))
-		return lrm_folio_alloc_swap(d, cpu, order, 1, LR_PICK(hf_ladder, conc), conc);
+		return lrm_folio_alloc_swap(d, cpu, order, LR_TABLE | LR_KEEP, LR_PICK(hf_ladder, conc), conc);
 	return HF_HOLES(conc)->alloc(d, cpu, order);
 }
 LR_BUILD_BOTH(hf_alloc)

@@ -106,7 +106,9 @@ def load(tables):
 
 def merge_base(data, path, nseeds):
     """Adds an earlier proposals-grid.json's seed means for the (cell,
-    policy) pairs no sweep directory holds, as nseeds equal seeds."""
+    policy) pairs no sweep directory holds, as nseeds equal seeds: the
+    fallback, folios and order-0 failures, and the avoidable-failure
+    columns where the base has them."""
     try:
         with open(path, encoding="utf-8") as f:
             base = __import__("json").load(f)
@@ -127,6 +129,13 @@ def merge_base(data, path, nseeds):
                 cell["sizes"][r["size_kb"]] = [r["fallback_pct"][p]] * nseeds
             if r["folios"].get(p) is not None:
                 cell["n"][r["size_kb"]] = [r["folios"][p]] * nseeds
+            # the avoidable-failure columns, where the base has them
+            for col, key in (("fallback_free_pct", "free"), ("fallback_aligned_pct", "aligned"),
+                             ("fallback_total_pct", "total")):
+                if r.get(col, {}).get(p) is not None:
+                    cell[key][r["size_kb"]] = [r[col][p]] * nseeds
+            if r.get("order0_fail_free", {}).get(p) is not None:
+                cell["f0free"].update({str(i + 1): r["order0_fail_free"][p] for i in range(nseeds)})
     return added
 
 

@@ -72,6 +72,26 @@ def test_base_grid_fills_only_the_missing_cell_policy_pairs(tmp_path):
     assert data[cfg]["first-fit"]["sizes"][64] == [1.0, 3.0]
     rows = mg.pairs(data)
     assert rows[0]["fallback_pct"] == {"first-fit": 2.0, "linux-6.18": 94.3}
+    assert data[cfg]["linux-6.18"]["free"] == {}   # the base had no avoidable columns
+
+
+def test_base_grid_carries_the_avoidable_failure_columns(tmp_path):
+    """A base grid written since the avoidable-failure columns gives them
+    too, so an overfull cell no sweep re-ran is still judged on them (the
+    eighth session's grid lost them for every policy it did not re-run)."""
+    import json
+    mg = _make_grid()
+    base = {"rows": [dict(_row("48M", {"linux-6.18": 20.0}, {"linux-6.18": 15.0}, {"linux-6.18": 1000},
+                               {"linux-6.18": 3}),
+                          fallback_aligned_pct={"linux-6.18": 12.5}, fallback_total_pct={"linux-6.18": 20.0})]}
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(base))
+    data = mg.load([])
+    assert mg.merge_base(data, str(path), 2) == 1
+    cell = data[("thp-swap-v1", False, False, "16K,64K", "48M", "zram", "0")]["linux-6.18"]
+    assert cell["free"][64] == [15.0, 15.0] and cell["aligned"][64] == [12.5, 12.5]
+    assert cell["total"][64] == [20.0, 20.0]
+    assert cell["f0free"] == {"1": 3, "2": 3} and cell["f0"] == {"1": 1000, "2": 1000}
 
 
 def test_move_cost_prices_the_committed_counts():

@@ -27,16 +27,20 @@
  * off the hot path's code. */
 #define LR_COLD static __attribute__((noinline, cold, unused))
 
-/* cluster_is_usable() - 6.14..6.18; with_table: 6.18's
- * cluster_table_is_alloced(). */
+/* cluster_is_usable() - 6.14..6.18; with_table: LR_TABLE for 6.18's
+ * cluster_table_is_alloced(), plus LR_KEEP in the fast paths that
+ * SL_POL_KEEP_FULL0 policies build for themselves: a full cluster with
+ * free slots (kept slots, or a range handed to a CPU's cursor by
+ * lrm_handoff()) is usable there. Both are compile-time constants where
+ * this is inlined, so no other policy's fast path changes. */
+#define LR_TABLE 1
+#define LR_KEEP 2
 LR_INLINE int lrm_cluster_is_usable(const sl_cluster *ci, int order, int with_table)
 {
-	/* a full cluster with free slots exists only under SL_POL_KEEP_FULL0:
-	 * kept slots, or a hole handed to a CPU's cursor (lrm_handoff()),
-	 * which that cursor may take; no other policy gets past this test */
-	if (ci->flags > SL_CF_USABLE && (ci->flags != SL_CF_FULL || ci->count == SL_CLUSTER))
+	if (ci->flags > SL_CF_USABLE &&
+	    (!(with_table & LR_KEEP) || ci->flags != SL_CF_FULL || ci->count == SL_CLUSTER))
 		return 0;
-	if (with_table && ci->count == 0 && ci->flags != SL_CF_NONE)
+	if ((with_table & LR_TABLE) && ci->count == 0 && ci->flags != SL_CF_NONE)
 		return 0; /* 6.18: free_cluster() freed its swap table */
 	return order == 0 || ci->count == 0 || ci->order == order;
 }
@@ -115,8 +119,12 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 	const sl_cluster *ci = &d->ci[c];
 	const int o = ci->order;
 
-	if (cpu < 0 || ci->flags != SL_CF_FULL || o >= SL_PMD_ORDER || nr < (1u << o) ||
+	if (cpu < 0 || ci->flags != SL_CF_FULL || o > SL_KEEP_HANDOFF_MAX_ORDER || nr < (1u << o) ||
 	    (off & ((UINT64_C(1) << o) - 1)) || !(d->flags & SL_DEV_SOLIDSTATE))
+		return 0;
+	/* an mTHP order only where the policy's own fast path (LR_KEEP)
+	 * serves it: one block device alone */
+	if (o && (!(d->flags & SL_DEV_BLKDEV) || (d->set && d->set->nr > 1)))
 		return 0;
 	uint64_t *cur = sli_cursor(d, cpu, o);
 	if (*cur)
@@ -193,7 +201,7 @@ LR_INLINE void lrm_cluster_alloc_range(sl_device *d, uint32_t c, uint64_t off, i
 				       const int conc)
 {
 	sl_assert_ci_locked(d, c);
-	SL_ASSERT(lrm_cluster_is_usable(&d->ci[c], order, 0));
+	SL_ASSERT(lrm_cluster_is_usable(&d->ci[c], order, LR_KEEP));
 	sli_alloc_range_m(d, off, order, conc);
 }
 
@@ -456,10 +464,6 @@ LR_INLINE uint32_t lrm_alloc_fast_run0(sl_device *d, int cpu, uint32_t n, uint64
 	sl_cluster *ci = &d->ci[c];
 	if (!lrm_cluster_is_usable(ci, 0, with_table) || ci->count >= SL_CLUSTER)
 		return 0;
-	/* a full cluster's hole (lrm_handoff()): one call, whose relocation
-	 * moves the cluster as that call would, then the full path */
-	if (ci->flags == SL_CF_FULL)
-		n = 1;
 	/* the locks each call takes (only tracked under SL_DEBUG here) */
 	sl_local_lock_m(0, d, cpu);
 	sl_ci_lock_m(0, d, c);

@@ -94,13 +94,19 @@ enum {
 	 * map from each slot to its PTE (rmap.h), which the process model
 	 * fills (proposal-compact). */
 	SL_POL_RMAP = 1u << 9,
-	/* While swap is plentiful, a slot freed in a full order-0 cluster that
-	 * keeps it nearly full leaves the cluster on the full list (no list
-	 * move, no device lock); order 0 takes such kept slots back before it
-	 * steals (lockrework_body.h lrm_keep_full0(), proposal-holes-first
-	 * revision 3). Invariant I5 allows the kept slots. */
+	/* A free that leaves a full cluster with a hole hands the freed range
+	 * to the freeing CPU's idle cursor (lrm_handoff(), revision 4); else,
+	 * while swap is plentiful, a slot freed in a full order-0 cluster that
+	 * keeps it nearly full leaves the cluster on the full list (revision
+	 * 3, lrm_keep_full0()). Neither moves a list or takes the device
+	 * lock; order 0 takes kept slots back before it steals
+	 * (proposal-holes-first revisions 3 and 4). Invariant I5 allows both. */
 	SL_POL_KEEP_FULL0 = 1u << 10,
 };
+/* SL_POL_KEEP_FULL0: the orders whose fast path such a policy builds with
+ * LR_KEEP (lockrework_body.h) and so the orders lrm_handoff() serves:
+ * order 0 (proposal-holes) and proposal-holes-first's 1..4 */
+#define SL_KEEP_HANDOFF_MAX_ORDER 4
 /* SL_POL_KEEP_FULL0: kept while fewer slots than this are free in the
  * cluster, and while at least SL_KEEP0_MIN_FREE slots are free */
 #define SL_KEEP0_SLOTS 32u
