@@ -364,6 +364,13 @@ static PyObject *run_result_dict(const sl_run_result *res, int stopped, int sign
 				      (unsigned long long)ds->freed_slots, "full_reclaim_scans",
 				      (unsigned long long)ds->full_reclaim_scans, "discarded_clusters",
 				      (unsigned long long)ds->discarded_clusters);
+	/* SL_POL_KEEP_FULL0's hand-offs (lrm_handoff()): only where there were some */
+	if (dev && ds->handoffs) {
+		PyObject *h = PyLong_FromUnsignedLongLong((unsigned long long)ds->handoffs);
+		if (!h || PyDict_SetItemString(dev, "handoffs", h) < 0)
+			Py_CLEAR(dev);
+		Py_XDECREF(h);
+	}
 	/* proposal-compact's moves (x_compact.c): only where a policy moved or searched */
 	if (dev && ds->compact_searches) {
 		PyObject *cp = Py_BuildValue("{s:K,s:K,s:K,s:K}", "searches",
