@@ -61,6 +61,7 @@ struct sl_memcg {
 	int nr_cpus;
 	int cpu;                   /* the running task's CPU */
 	uint64_t *stock;           /* [cpu] memcg_stock: pages charged ahead */
+	uint32_t *objstock;        /* [cpu] obj_stock: bytes of slab charged ahead */
 	uint64_t *batch;           /* [cpu][FOLIO_BATCH_SIZE] lru_add folio batches */
 	uint32_t *nbatch;
 	mproc **proc;              /* by slot */
@@ -69,7 +70,7 @@ struct sl_memcg {
 	uint64_t lru_pages[2];
 	uint64_t lru_folios[2];
 	uint64_t anon_cost;        /* lruvec->anon_cost */
-	uint64_t kmem;             /* page-table pages charged */
+	uint64_t kmem;             /* kernel pages charged: page tables, slab */
 	int splitting;             /* inside a split: mapped re-charges pages */
 	uint64_t *born;            /* folios created while one folio was reclaimed */
 	uint32_t nborn, reclaiming;
@@ -132,8 +133,9 @@ sl_memcg *sl_memcg_create(uint64_t limit_pages, int nr_cpus, const sl_swapset *s
 	m->stock = calloc((size_t)nr_cpus, sizeof(uint64_t));
 	m->batch = calloc((size_t)nr_cpus * FOLIO_BATCH_SIZE, sizeof(uint64_t));
 	m->nbatch = calloc((size_t)nr_cpus, sizeof(uint32_t));
+	m->objstock = calloc((size_t)nr_cpus, sizeof(uint32_t));
 	m->born = calloc(SL_CLUSTER + 2, sizeof(uint64_t));
-	if (!m->stock || !m->batch || !m->nbatch || !m->born) {
+	if (!m->stock || !m->batch || !m->nbatch || !m->objstock || !m->born) {
 		sl_memcg_destroy(m);
 		return NULL;
 	}
@@ -155,6 +157,7 @@ void sl_memcg_destroy(sl_memcg *m)
 	free(m->stock);
 	free(m->batch);
 	free(m->nbatch);
+	free(m->objstock);
 	free(m->born);
 	free(m->pend);
 	free(m->inreclaim);
@@ -431,6 +434,42 @@ void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr)
 	SL_ASSERT(m->kmem >= nr);
 	m->kmem -= nr;
 	m->usage -= nr;
+}
+
+/* Slab objects of a __GFP_ACCOUNT cache (SLAB_ACCOUNT: vm_area_struct,
+ * anon_vma, anon_vma_chain), 6.18: obj_cgroup_charge() takes the bytes from
+ * the CPU's obj_stock; when it holds too few, obj_cgroup_charge_pages()
+ * charges one page through try_charge_memcg() (GFP_KERNEL_ACCOUNT: may
+ * reclaim) and the page's rest joins the stock (refill_obj_stock()). A
+ * freed object's bytes go back to the stock of the CPU that frees it;
+ * beyond one page, the whole pages are uncharged (obj_cgroup_uncharge_pages(),
+ * which refills the CPU's memcg_stock). The group is the only one whose
+ * tasks charge on these CPUs, so the stock is never flushed for another
+ * group's objects. */
+void sl_memcg_slab_alloc(sl_memcg *m, uint32_t bytes)
+{
+	uint32_t *b = &m->objstock[m->cpu];
+
+	SL_ASSERT(bytes <= SL_PAGE_SIZE);
+	if (*b < bytes) {
+		sl_memcg_charge_kmem(m, 1);
+		*b += SL_PAGE_SIZE;
+	}
+	*b -= bytes;
+}
+
+void sl_memcg_slab_free(sl_memcg *m, uint32_t bytes)
+{
+	uint32_t *b = &m->objstock[m->cpu];
+
+	*b += bytes;
+	if (*b > SL_PAGE_SIZE) {
+		uint32_t nr = *b / SL_PAGE_SIZE;
+		*b %= SL_PAGE_SIZE;
+		SL_ASSERT(m->kmem >= nr);
+		m->kmem -= nr;
+		refill_stock(m, m->cpu, nr);
+	}
 }
 
 int sl_memcg_attach(sl_memcg *m, sl_proc *p, int cpu)
@@ -909,6 +948,14 @@ typedef struct rrun {
 
 #define PTE_TABLE_PAGES 512u   /* pages one PTE table maps (x86-64) */
 
+/* The accounted slab objects a process of these workloads holds once it has
+ * mapped its region and faulted in it (6.18, x86-64; the object sizes of the
+ * harness kernel's caches, /proc/slabinfo): the region's VMA
+ * (vm_area_struct, 192 bytes), its anon_vma (104) and the anon_vma_chain
+ * entry linking them (64). Every cache is SLAB_ACCOUNT (mm/vma_init.c,
+ * mm/rmap.c anon_vma_init()). */
+#define SLAB_BYTES_PER_PROC 360u
+
 /* __pte_alloc() / __pmd_alloc() - 6.18: the first fault in a 2 MiB range
  * allocates its PTE table (a PMD-size THP fault deposits one too), the
  * region's first its PMD table; both GFP_PGTABLE_USER, charged to the
@@ -1037,6 +1084,7 @@ static void proc_exit(rrun *c, rproc *r)
 		sl_memcg_set_cpu(c->m, r->cpu);
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		pgtables_free(c, r);
+		sl_memcg_slab_free(c->m, SLAB_BYTES_PER_PROC);
 		free(r->pt);
 		r->pt = NULL;
 		add_stats(c->res, sl_proc_stats_get(r->p));
@@ -1134,12 +1182,18 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		r->pt = calloc((op->npages + PTE_TABLE_PAGES - 1) / PTE_TABLE_PAGES + 1, 1);
 		if (!r->p || !r->pt || sl_memcg_attach(c->m, r->p, r->cpu))
 			return snprintf(c->msg, c->len, "out of memory"), -1;
+		/* mmap() allocates the VMA, the first fault the anon_vma and
+		 * its chain entry, all on the process's CPU before it faults a
+		 * folio: one charge here, through that CPU's object stock (C6) */
+		sl_memcg_set_cpu(c->m, r->cpu);
+		sl_memcg_slab_alloc(c->m, SLAB_BYTES_PER_PROC);
 		r->state = 2;
 		break;
 	}
 	case SL_ROP_MUNMAP:
 		/* munmap(): the region's PTEs zapped and slots put; the process
-		 * lives on (a later touch faults afresh) */
+		 * lives on (a later touch faults afresh), its slab objects (C6)
+		 * kept until it exits */
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		pgtables_free(c, r);
 		break;

@@ -124,16 +124,16 @@ def test_kernel_side_prediction_counts_contention_and_operations():
     """Four usemem processes on two CPUs (kernel run, docs/data/f12): every
     swap event is contended; the prediction is 0.249 s against 0.260 s
     measured, where the terms without operations and contention give
-    0.132 s."""
+    0.133 s."""
     from swaplab.kernel import reclaim as R
     cost = _calibration()["sl_cost_model"]
     with open(os.path.join(ROOT, "docs", "data", "f12", "usemem-4x16M-32M-64K-cpus2.json")) as f:
         res = json.load(f)
     st = R.stream_counts(res["params"])
     assert st == {"ops": 524, "procs": 4, "contended": 1.0}
-    assert R.predict_sys(cost, res, st) == pytest.approx(0.248645, abs=1e-6)
+    assert R.predict_sys(cost, res, st) == pytest.approx(0.248773, abs=1e-6)
     bare = R.predict_sys(cost, res, {"ops": 0, "procs": 0, "contended": 0.0})
-    assert bare == pytest.approx(0.1321, abs=1e-4)
+    assert bare == pytest.approx(0.1332, abs=1e-4)
     assert res["time"]["sys_seconds"] == pytest.approx(0.260294)
 
 
@@ -248,16 +248,16 @@ def test_stored_fit_is_deterministic_and_is_the_committed_calibration():
     assert json.loads(json.dumps(a)) == _calibration()
     m = a["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == {
-        "fault_folio": 2367, "fault_page": 370, "fault_pmd_folio": 183261, "swpout_folio": 2663,
-        "swpout_page": 412, "swpin_folio": 2445, "swpin_page": 1648, "split": 0, "scan_page": 607,
-        "proc": 0, "op": 4950, "lock_wait": 6806}
-    assert round(a["coefficients"]["pmd_fresh"] * 1e9) == 5621350
+        "fault_folio": 2373, "fault_page": 369, "fault_pmd_folio": 183900, "swpout_folio": 2388,
+        "swpout_page": 526, "swpin_folio": 2914, "swpin_page": 1413, "split": 0, "scan_page": 611,
+        "proc": 0, "op": 4949, "lock_wait": 6748}
+    assert round(a["coefficients"]["pmd_fresh"] * 1e9) == 5621353
     # a PMD-size fault in a recycled block costs what its 512 pages do
     assert m["fault_pmd_folio"] == pytest.approx(m["fault_folio"] + 512 * m["fault_page"], rel=0.05)
     assert a["fit"] == {"experiments": 27, "runs": 111, "agreement_runs": 50, "time_of_experiment": "min",
-                        "experiments_mean_abs_rel_error": 0.0962, "experiments_max_abs_rel_error": 0.3912}
+                        "experiments_mean_abs_rel_error": 0.0971, "experiments_max_abs_rel_error": 0.3878}
     within = {(t["file"], t["role"]): (t["within_15pct"], t["settings"]) for t in a["agreement"]}
-    assert within == {("reclaim-agreement-6.18-f19.json", "train"): (13, 18),
+    assert within == {("reclaim-agreement-6.18-f19.json", "train"): (14, 18),
                       ("reclaim-agreement-6.18-f19.json", "heldout"): (8, 16),
                       ("reclaim-agreement-6.18-f19b.json", "heldout"): (9, 17),
                       ("reclaim-agreement-6.18-f16b.json", "heldout"): (11, 18),
@@ -295,24 +295,27 @@ def _stored(name):
 def test_stored_seeds_are_rebuilt_from_the_failed_ones():
     """agree numbered a setting's runs 1, 2, ... whatever their seed: in
     f19, pmbench 2x12M with every size ran only seed 3 (1, 2, 4, 5
-    OOM-killed), and the model's counts of its stored run are seed 3's."""
+    OOM-killed), and the model's counts of its stored run were seed 3's
+    (the model of F20's time; since F27's slab pages the model gives other
+    counts, so only the seed's mapping and that it matters are checked)."""
     from swaplab.kernel import agree as A
     row = next(r for r in _stored("reclaim-agreement-6.18-f19.json")["rows"]
                if (r["workload"], r["size"], r["mthp"]) == ("pmbench", "2x12M/16M", "all"))
     assert [r["seed"] for r in row["runs"]] == [1] and A.stored_seeds(row) == [3]
     opts = dict(A.SIZES["pmbench"])["2x12M/16M"]
-    assert A.model_run("pmbench", opts, A.ALL, 3, None)["sizes"] == row["runs"][0]["model"]["sizes"]
-    assert A.model_run("pmbench", opts, A.ALL, 1, None)["sizes"] != row["runs"][0]["model"]["sizes"]
+    assert A.model_run("pmbench", opts, A.ALL, 3, None)["sizes"] != \
+        A.model_run("pmbench", opts, A.ALL, 1, None)["sizes"]
 
 
 def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
     """Re-scored with the cost it was run with, a stored agreement file
-    gives its own model predictions and every verdict again (9 of 18
-    settings within 15 % in system time, F20)."""
+    gives its own model predictions and every verdict again (F27's serial
+    kernel runs, the model of their time: 4 of 18 settings within 15 % in
+    system time)."""
     from swaplab.kernel import agree as A
-    st = _stored("reclaim-agreement-6.18-f19.json")
-    out = A.rescore(st, st["cost"], "f19")
-    assert A.sys_within(out) == (9, 18)
+    st = _stored("reclaim-agreement-6.18-f27-window1.json")
+    out = A.rescore(st, st["cost"], "f27-window1")
+    assert A.sys_within(out) == (4, 18)
     for a, b in zip(st["rows"], out["rows"]):
         assert b["targets_met"] == a["targets_met"]
         assert b["summary"]["sys_seconds"]["model_predicted"] == pytest.approx(
@@ -324,7 +327,7 @@ def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
 def test_rescoring_with_the_calibration(tmp_path, capsys):
     """`agree --rescore` with the calibration: f19 within 15 % in 14 of
     18 settings (9 before), the repeat f19b in 9 of 17; the counts'
-    verdicts do not move."""
+    verdicts move only where the model changed since (F27)."""
     from swaplab.kernel import agree as A
     out = tmp_path / "r.json"
     assert A.main(["--rescore", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f19.json"),
@@ -336,9 +339,15 @@ def test_rescoring_with_the_calibration(tmp_path, capsys):
     res = json.loads(out.read_text())
     st = _stored("reclaim-agreement-6.18-f19.json")
     assert A.sys_within(res) == (14, 18)
+    # the counts' verdicts are the stored model's but for two swap-in
+    # targets that F27's slab pages moved: the serial usemem 4x8M 64K now
+    # swaps in the serial kernel's 212 64K folios (these kernel runs, two
+    # CPUs at once, 250), pmbench 2x24M 64K's 64K swap-ins come within 10 %
+    moved = {("usemem", "4x8M/16M", "64K"): {"swpin": False}, ("pmbench", "2x24M/32M", "64K"): {"swpin": True}}
     for a, b in zip(st["rows"], res["rows"]):
-        assert {k: v for k, v in b["targets_met"].items() if k != "sys"} == \
-            {k: v for k, v in a["targets_met"].items() if k != "sys"}
+        want = {k: v for k, v in a["targets_met"].items() if k != "sys"}
+        want.update(moved.get((a["workload"], a["size"], a["mthp"]), {}))
+        assert {k: v for k, v in b["targets_met"].items() if k != "sys"} == want
     cost = A.cost_from_calibration(os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"))
     assert A.sys_within(A.rescore(_stored("reclaim-agreement-6.18-f19b.json"), cost)) == (9, 17)
 
@@ -388,8 +397,8 @@ def test_agreement_rescore_scores_stored_kernel_runs_per_model_window(tmp_path, 
     assert res["rescored_from"] == str(src) and res["model_windows"] == [1, 0]
     row = res["rows"][0]
     got = {w: row["model_windows"][w]["summary"]["sizes"]["4"]["swpout"] for w in ("1", "0")}
-    assert got == {"1": {"model": 4016, "kernel": 3600, "rel": pytest.approx(416 / 3600)},
-                   "0": {"model": 3583, "kernel": 3600, "rel": pytest.approx(-17 / 3600)}}
+    assert got == {"1": {"model": 4012, "kernel": 3600, "rel": pytest.approx(412 / 3600)},
+                   "0": {"model": 3574, "kernel": 3600, "rel": pytest.approx(-26 / 3600)}}
     assert row["summary"] == row["model_windows"]["1"]["summary"]
     assert row["runs"][0]["models"]["0"]["runner"]["window"] == 4
     assert res["rows"][1] == {"workload": "pmbench", "size": "2x12M/16M", "mthp": "all",
@@ -405,18 +414,18 @@ def test_agreement_tally_counts_targets_met_per_model_window(tmp_path, capsys):
     """`agree --rescore ... --model-window 1,0` ends with one line per
     window: how many settings meet each target (F24's table: F21's kernel
     runs against the serial model and the one with two processes at
-    once)."""
+    once; F27's model)."""
     from swaplab.kernel import agree as A
     out = tmp_path / "r.json"
     assert A.main(["--rescore", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f21.json"),
                    "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
                    "--model-window", "1,0", "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
-        "model window 1: of 17 settings, swpout 8, fallback 17, swpin 12, sys 13 met\n"
-        "model window 0: of 17 settings, swpout 10, fallback 17, swpin 10, sys 13 met\n")
+        "model window 1: of 17 settings, swpout 8, fallback 17, swpin 9, sys 13 met\n"
+        "model window 0: of 17 settings, swpout 9, fallback 17, swpin 9, sys 13 met\n")
     res = json.loads(out.read_text())
-    assert A.tally(res) == {"1": {"settings": 17, "swpout": 8, "fallback": 17, "swpin": 12, "sys": 13},
-                            "0": {"settings": 17, "swpout": 10, "fallback": 17, "swpin": 10, "sys": 13}}
+    assert A.tally(res) == {"1": {"settings": 17, "swpout": 8, "fallback": 17, "swpin": 9, "sys": 13},
+                            "0": {"settings": 17, "swpout": 9, "fallback": 17, "swpin": 9, "sys": 13}}
     # a setting whose kernel runs all failed is not counted
     assert A.tally({"rows": [{"workload": "pmbench", "failed": [{"seed": 1}]}]}) == {}
 
@@ -445,13 +454,13 @@ def test_quiet_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsy
     q = _quiet()
     m = q["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == {
-        "fault_folio": 1449, "fault_page": 185, "fault_pmd_folio": 44194, "swpout_folio": 3809,
-        "swpout_page": 1353, "swpin_folio": 3618, "swpin_page": 0, "split": 0, "scan_page": 281,
-        "proc": 0, "op": 2365, "lock_wait": 3196}
+        "fault_folio": 1448, "fault_page": 183, "fault_pmd_folio": 43646, "swpout_folio": 3834,
+        "swpout_page": 1309, "swpin_folio": 3541, "swpin_page": 0, "split": 0, "scan_page": 305,
+        "proc": 0, "op": 2388, "lock_wait": 3135}
     within = {("+".join(t["file"]) if isinstance(t["file"], list) else t["file"], t["role"], str(t["seeds"])):
               t["within_15pct"] for t in q["agreement"]}
     g = "reclaim-agreement-6.18-"
-    assert within[(f"{g}f25d.json+{g}f25e.json", "heldout", "all")] == 12
+    assert within[(f"{g}f25d.json+{g}f25e.json", "heldout", "all")] == 11
     # the same coefficients miss the loaded machine's runs: they ran 25-40 % slower
     assert within[(f"{g}f24.json", "heldout", "all")] == 1
     assert A.DEFAULT_COST == "docs/data/cost-calibration-6.18-quiet.json"
@@ -523,7 +532,7 @@ def test_rescoring_repetitions_scores_their_quietest_runs(tmp_path, capsys):
     assert res["rescored_from"] == ",".join(paths)
     assert A.sys_within(res) == (15, 18)
     assert err.endswith("system time within 15 %: 15 of 18 settings\n"
-                        "model window 1: of 18 settings, swpout 8, fallback 18, swpin 10, sys 15 met\n")
+                        "model window 1: of 18 settings, swpout 8, fallback 18, swpin 9, sys 15 met\n")
     missed = [(r["workload"], r["size"], r["mthp"]) for r in res["rows"] if not r["targets_met"]["sys"]]
     assert missed == [("build", "j4/32M", "64K"), ("build", "j4/64M", "64K"), ("build", "j4/64M", "all")]
 

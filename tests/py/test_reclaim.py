@@ -140,8 +140,10 @@ def test_kbuild_v5_shape_on_6_12_none_on_6_18_at_2_cpus_some_at_32():
     cpus32 = run_reclaim(prm, policy="linux-6.18", preset=preset)
     fb = _fallback(cpus32)
     assert max(fb[16], fb[32], fb[64], fb[128]) < 1.0
-    assert fb[512] > 2 and fb[1024] > 10 and fb[2048] > 15
-    assert cpus32["clusters"]["free_empty_pct"] > 20
+    # 1.5, 4.7 and 12.2 % (before the slab pages of kernel-findings F27 were
+    # charged, 32 of them here: 4.3, 14.0 and 22.4 %)
+    assert 1 < fb[512] < fb[1024] < fb[2048] and fb[2048] > 10
+    assert cpus32["clusters"]["free_empty_pct"] > 10
 
 
 def test_free_list_counts_only_where_the_policy_keeps_one():
@@ -206,13 +208,14 @@ def test_kbuild_v5_split_moves_toward_the_kernels_default_run_with_two_cpus_at_o
     """kernel-findings F17/F21/F24 (seed 1): serially the model's 128K
     swap-outs are 47 % below the kernel's default run (26368), its 16K ones
     12 % above (166569); with the driver's window the CPUs reclaim at once
-    and both close in (128K -8 %, 16K -5 %, 64K +8 % against 77251)."""
+    and both close in (128K -9 %, 16K -5 %, 64K +8 % against 77251; the
+    model of F27)."""
     prm, preset = base_params("kbuild-v5")
     serial = run_reclaim(prm, preset=preset)
     both = run_reclaim(prm, preset=preset, window=0)
     out = {w: {kb: r["sizes"][kb]["swpout"] for kb in ("16", "64", "128")} for w, r in (("1", serial), ("0", both))}
-    assert out == {"1": {"16": 187134, "64": 91251, "128": 13968},
-                   "0": {"16": 158376, "64": 83682, "128": 24255}}
+    assert out == {"1": {"16": 187469, "64": 90844, "128": 13893},
+                   "0": {"16": 158729, "64": 83733, "128": 24076}}
     assert both["runner"]["window"] == 4 and both["slots_in_use_at_end"] == 0
 
 

@@ -131,7 +131,8 @@ typedef struct sl_memcg_state {
 	uint64_t nr_inactive, nr_active;/* folios */
 	uint64_t direct_reclaim, pgscan, pgsteal, pgactivate, pgdeactivate, pgrefill, oom;
 	uint64_t charge_fallback[SL_NR_ORDERS];
-	uint64_t kmem;                  /* page-table pages charged (not on an LRU) */
+	uint64_t kmem;                  /* kernel pages charged (not on an LRU): page
+	                                   tables and slab pages (C5, C6) */
 } sl_memcg_state;
 void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st);
 /* The i-th folio from the tail of the inactive (active = 0) or active list:
@@ -148,6 +149,13 @@ void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
  * folio (reclaiming if need be), never on an LRU; uncharged when freed. */
 void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr);
 void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr);
+/* Accounted slab objects (SLAB_ACCOUNT caches) of bytes (at most a page),
+ * allocated and freed on the running CPU: its object stock (obj_stock)
+ * charges a page of kernel memory when it holds too few bytes, and
+ * returns whole pages beyond one to the CPU's charge stock when they come
+ * back (docs/reclaim.md C6). */
+void sl_memcg_slab_alloc(sl_memcg *m, uint32_t bytes);
+void sl_memcg_slab_free(sl_memcg *m, uint32_t bytes);
 /* LRU and charge consistency: 0 or -1 with a message. */
 int sl_memcg_check(const sl_memcg *m, char *msg, size_t len);
 /* Two processes at once (sl_rrun_window): yield(ctx) is called at the

@@ -209,7 +209,7 @@ def preflight(p: ReclaimParams) -> dict:
 def _memcg_read(path: str) -> dict:
     out = {}
     for name in ("memory.max_usage_in_bytes", "memory.failcnt", "memory.memsw.max_usage_in_bytes",
-                 "memory.limit_in_bytes", "memory.swappiness"):
+                 "memory.kmem.max_usage_in_bytes", "memory.limit_in_bytes", "memory.swappiness"):
         try:
             out[name.split(".", 1)[1]] = int(M.read_text(os.path.join(path, name)))
         except (OSError, ValueError):
