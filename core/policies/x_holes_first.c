@@ -35,6 +35,12 @@
  * pair; order 0 takes the kept slots back before it steals (x_holes.c
  * holes_kept0()).
  *
+ * Revision 4 (lockrework_body.h lrm_handoff()): a free that leaves a full
+ * cluster with a hole gives the freed range to the freeing CPU's idle
+ * cursor of the cluster's order (order 0, and 1..4 here on one block
+ * device), and this policy's fast paths (LR_KEEP) let the cursor into the
+ * full cluster; no list move, no si->lock, at any fill.
+ *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes-first.md).
  * In mm/swapfile.c terms: for 0 < order <= 4 on a block device,
  * cluster_alloc_swap_entry() scans frag_clusters[order] and then the rung
