@@ -1023,12 +1023,14 @@ static int rr_check(rrun *c)
 	return 0;
 }
 
-/* One record of sl_rrun_window_layout(): process proc's layout l appended
- * to the run's layouts (phase: the marker's, -1 at exit); the rest of the
- * run goes on without records if memory runs out (nrecs tells). */
-static void layout_record(rrun *c, uint32_t proc, int phase, const uint64_t *l, uint64_t n)
+/* One record of sl_rrun_window_layout() for process i (phase: the
+ * marker's, -1 at exit): the space for its layout at the end of the run's
+ * layouts, for the caller to fill. NULL if memory ran out (the rest of the
+ * run goes on without records; nrecs tells). */
+static uint64_t *layout_record(rrun *c, uint32_t i, int phase)
 {
 	sl_rrun_layouts *y = c->lay;
+	uint64_t n = sl_proc_npages(c->pr[i].p);
 	uint64_t *pages = realloc(y->pages, (y->npages + n) * sizeof(*pages));
 	sl_rrun_layout_rec *recs = realloc(y->recs, (y->nrecs + 1) * sizeof(*recs));
 
@@ -1037,47 +1039,36 @@ static void layout_record(rrun *c, uint32_t proc, int phase, const uint64_t *l, 
 	if (recs)
 		y->recs = recs;
 	if (!pages || !recs)
-		return;
-	memcpy(y->pages + y->npages, l, n * sizeof(*l));
-	y->recs[y->nrecs++] = (sl_rrun_layout_rec){ .phase = phase, .proc = proc, .first = y->npages, .npages = n };
+		return NULL;
+	y->recs[y->nrecs++] = (sl_rrun_layout_rec){ .phase = phase, .proc = i, .first = y->npages, .npages = n };
 	y->npages += n;
+	return y->pages + y->npages - n;
 }
 
-/* At a phase marker: every live process's layout, chained in process
- * order (the RUN marker's is run_layout_hash), and recorded when the
- * caller asked for layouts. */
+/* At a phase marker: every live process's layout hash, chained in process
+ * order (the RUN marker's is run_layout_hash); the layouts are recorded too
+ * when the caller asked for them. */
 static uint64_t layouts_at_marker(rrun *c, int phase)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	uint64_t h = UINT64_C(0xcbf29ce484222325), swapped;
 
 	for (uint32_t i = 0; i < c->npr; i++) {
 		if (c->pr[i].state != 2)
 			continue;
-		uint64_t n = sl_proc_npages(c->pr[i].p);
-		uint64_t *l = malloc(n * sizeof(*l));
-		if (!l)
-			continue;
-		sl_proc_layout(c->pr[i].p, l);
-		h = (h ^ sl_layout_hash(l, n)) * UINT64_C(0x100000001b3);
-		if (c->lay)
-			layout_record(c, i, phase, l, n);
-		free(l);
+		uint64_t *out = c->lay ? layout_record(c, i, phase) : NULL;
+		h = (h ^ sl_proc_layout_hash(c->pr[i].p, out, &swapped)) * UINT64_C(0x100000001b3);
 	}
 	return h;
 }
 
 static void proc_exit(rrun *c, rproc *r)
 {
+	/* the layout the process leaves, as the kernel harness's driver reads
+	 * it from pagemap just before the process exits */
 	if (r->state == 2 && c->lay) {
-		/* the layout the process leaves, as the kernel harness's driver
-		 * reads it from pagemap just before the process exits */
-		uint64_t n = sl_proc_npages(r->p);
-		uint64_t *l = malloc(n * sizeof(*l));
-		if (l) {
-			sl_proc_layout(r->p, l);
-			layout_record(c, (uint32_t)(r - c->pr), -1, l, n);
-			free(l);
-		}
+		uint64_t *out = layout_record(c, (uint32_t)(r - c->pr), -1);
+		if (out)
+			sl_proc_layout(r->p, out);
 	}
 	if (r->state == 2) {
 		/* exit_mmap(): every PTE zapped, every slot put */

@@ -79,6 +79,14 @@ LR_INLINE void lrm_free_cluster(sl_device *d, uint32_t c, const int conc)
 	lrm___free_cluster(d, c, conc);
 }
 
+/* SL_POL_KEEP_FULL0: order-0 slots may now sit in a full cluster, which
+ * the order-0 walk of kept slots looks for (x_holes.c holes_kept0()). */
+LR_INLINE void lrm_note_kept0(sl_device *d)
+{
+	if (!atomic_load_explicit(&d->kept0, memory_order_relaxed))
+		atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+}
+
 /* SL_POL_KEEP_FULL0's rule (a proposal's, no kernel has it): a full
  * order-0 cluster that a free leaves with fewer than SL_KEEP0_SLOTS free
  * slots stays on the full list while swap is plentiful - at most half in
@@ -98,8 +106,7 @@ LR_INLINE int lrm_keep_full0(sl_device *d, const sl_cluster *ci)
 	uint64_t inuse = atomic_load_explicit(&d->inuse_pages, memory_order_relaxed);
 	if (inuse * 2 > d->pages || d->pages - inuse < SL_KEEP0_MIN_FREE)
 		return 0;
-	if (!atomic_load_explicit(&d->kept0, memory_order_relaxed))
-		atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+	lrm_note_kept0(d);
 	return 1;
 }
 
@@ -123,16 +130,17 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 	    (off & ((UINT64_C(1) << o) - 1)) || !(d->flags & SL_DEV_SOLIDSTATE))
 		return 0;
 	/* an mTHP order only where the policy's own fast path (LR_KEEP)
-	 * serves it: one block device alone */
-	if (o && (!(d->flags & SL_DEV_BLKDEV) || (d->set && d->set->nr > 1)))
+	 * serves it: a block device */
+	if (o && !(d->flags & SL_DEV_BLKDEV))
 		return 0;
 	uint64_t *cur = sli_cursor(d, cpu, o);
 	if (*cur)
 		return 0;
 	if (d->set && d->set->nr > 1) {
-		/* several devices: the CPU's cursor must name none, or this one */
+		/* several devices: order 0 only (the mTHP orders' fast path is
+		 * 6.18's there), and the CPU's cursor must name none or this one */
 		int8_t si = d->set->pcp_si[cpu * SL_NR_ORDERS + o];
-		if (si != -1 && si != (int8_t)d->type)
+		if (o || (si != -1 && si != (int8_t)d->type))
 			return 0;
 	}
 	*cur = off;
@@ -140,8 +148,8 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 		d->set->pcp_si[cpu * SL_NR_ORDERS + o] = (int8_t)d->type;
 	/* should this CPU never take it, order 0's walk of kept slots finds
 	 * it (holes_kept0()) */
-	if (!o && !atomic_load_explicit(&d->kept0, memory_order_relaxed))
-		atomic_store_explicit(&d->kept0, 1, memory_order_relaxed);
+	if (!o)
+		lrm_note_kept0(d);
 	sli_stats_m(d, conc)->handoffs++;
 	return 1;
 }
