@@ -69,6 +69,8 @@ typedef struct region {
 			      it was last swapped out with */
 	unsigned swapin_orders; /* the orders a large swap-in may take here (0:
 				   order 0 only: small swap-in, or no mTHP) */
+	uint32_t *shadow;  /* with the evicted hook: per page, the shadow its
+			      last eviction left at its slot (0: none) */
 } region;
 
 struct sl_proc {
@@ -225,6 +227,7 @@ void sl_proc_destroy(sl_proc *p)
 		free(p->reg[r].pmd);
 		free(p->reg[r].data);
 		free(p->reg[r].swo);
+		free(p->reg[r].shadow);
 	}
 	free(p->f);
 	free(p->freeid);
@@ -373,6 +376,32 @@ static __attribute__((noinline, cold)) uint32_t proc_rmap_queued(sl_proc *p, uin
 static int proc_charge(sl_proc *p, int order)
 {
 	return p->hk ? p->hk->charge(p->hctx, p, order) : 0;
+}
+
+/* workingset_eviction() - 6.18, in __remove_mapping(): a folio reclaimed
+ * after its write-out leaves a shadow in the swap cache at each of its
+ * slots. The model keeps it with the page's swap PTE (one PTE per slot:
+ * these processes never fork), which is where the slot's shadow is looked
+ * up from at swap-in. */
+static inline void proc_evicted(sl_proc *p, uint32_t id)
+{
+	if (p->hk && p->hk->evicted) {
+		const folio *f = &p->f[id];
+		uint32_t sh = p->hk->evicted(p->hctx, p, id), nr = 1u << f->order;
+		uint32_t *d = p->reg[f->region].shadow + f->head;
+		for (uint32_t j = 0; j < nr; j++)
+			d[j] = sh;
+	}
+}
+
+/* do_swap_page() / swap_cache_alloc_folio() - 6.18: the shadow of the
+ * swap-in's first slot (swap_cache_get_shadow()) goes to
+ * workingset_refault() once the new folio is charged, before
+ * folio_add_lru(). */
+static inline void proc_refault(sl_proc *p, const region *rg, uint32_t pg, int order)
+{
+	if (p->hk && p->hk->refault && rg->shadow[pg])
+		p->hk->refault(p->hctx, p, rg->shadow[pg], order);
 }
 
 /* __folio_split() - 6.18: every still-mapped page of an anonymous folio
@@ -573,12 +602,14 @@ static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, ui
 		uint64_t base = off - (pg - a);
 		if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
 		    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
+			proc_refault(p, rg, a, k);
 			folio_map_new(p, r, a, k);
 			sl_set_put(p->s, p->cpu, base, nr);
 			p->st.swpin[k]++;
 			return a + nr;
 		}
 		if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
+			proc_refault(p, rg, a, k);
 			put_swap_ptes(p, rg, a, nr);
 			folio_map_new(p, r, a, k);
 			p->st.swpin[k]++;
@@ -613,6 +644,7 @@ static uint32_t swc_read(sl_proc *p, int r, uint32_t pg, int ra)
 
 	proc_charge(p, 0);
 	SL_ASSERT(is_swap(rg->pte[pg]) && !p->rac[r][pg]);
+	proc_refault(p, rg, pg, 0);
 	id = p->nfree ? p->freeid[--p->nfree] : p->nf++;
 	p->f[id] = (folio){ .head = pg, .mapped = 0, .region = (uint8_t)r, .order = 0, .live = 1 };
 	p->swc[id] = pte_val(rg->pte[pg]);
@@ -722,11 +754,13 @@ static uint32_t swc_reclaim(sl_proc *p, uint32_t id)
 		f->mapped = 0;
 		if (rg->data[f->head]) {
 			p->st.swpout[0]++;
+			proc_evicted(p, id);
 			swc_drop(p, id);
 			return 0;
 		}
 	}
 	p->st.swapcache_clean++;
+	proc_evicted(p, id);
 	swc_drop(p, id);
 	return 1;
 }
@@ -799,6 +833,8 @@ static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int
 		}
 	}
 	proc_charge(p, 0);
+	if (hooked)
+		proc_refault(p, rg, pg, 0);
 	folio_map_new(p, r, pg, 0);
 	sl_set_put(p->s, p->cpu, off, 1);
 	p->st.swpin[0]++;
@@ -896,9 +932,25 @@ static void rmap_hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
 	p->rmap_hk->split(p->rmap_hctx, p, v, start);
 }
 
+static uint32_t rmap_hk_evicted(void *ctx, sl_proc *p, uint32_t id)
+{
+	(void)ctx;
+	return p->rmap_hk->evicted(p->rmap_hctx, p, id);
+}
+
+static void rmap_hk_refault(void *ctx, sl_proc *p, uint32_t shadow, int order)
+{
+	(void)ctx;
+	p->rmap_hk->refault(p->rmap_hctx, p, shadow, order);
+}
+
 static const sl_proc_hooks proc_rmap_hooks = {
 	.charge = rmap_hk_charge, .mapped = rmap_hk_mapped, .freed = rmap_hk_freed,
 	.split = rmap_hk_split,
+};
+static const sl_proc_hooks proc_rmap_hooks_ws = {
+	.charge = rmap_hk_charge, .mapped = rmap_hk_mapped, .freed = rmap_hk_freed,
+	.split = rmap_hk_split, .evicted = rmap_hk_evicted, .refault = rmap_hk_refault,
 };
 
 int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
@@ -908,6 +960,12 @@ int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 			return -1;
 	if (swc_init(p))
 		return -1;
+	SL_ASSERT(!hk || !hk->evicted == !hk->refault);
+	if (hk && hk->evicted)
+		for (int r = 0; r < p->nreg; r++)
+			if (!p->reg[r].shadow &&
+			    !(p->reg[r].shadow = calloc(p->reg[r].spec.npages, sizeof(uint32_t))))
+				return -1;
 	p->hk = hk;
 	p->hctx = ctx;
 	/* The model's swap cache (device without SWP_SYNCHRONOUS_IO) holds
@@ -919,7 +977,7 @@ int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx)
 	if (p->rmap && hk) {
 		p->rmap_hk = hk;
 		p->rmap_hctx = ctx;
-		p->hk = &proc_rmap_hooks;
+		p->hk = hk->evicted ? &proc_rmap_hooks_ws : &proc_rmap_hooks;
 	}
 	return 0;
 }
@@ -1091,6 +1149,7 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 	if (f->order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f->head)] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
+	proc_evicted(p, id);
 	folio_release(p, id);
 }
 
@@ -1113,6 +1172,7 @@ static inline __attribute__((always_inline)) void reclaim_order0_slot(sl_proc *p
 		SL_ASSERT(f->live && f->order == 0);
 		rg->pte[f->head] = PTE_SWAP | off;
 		p->st.swpout[0]++;
+		proc_evicted(p, id);
 		folio_release(p, id);
 	}
 }

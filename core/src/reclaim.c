@@ -17,7 +17,9 @@
  * get_scan_count, calculate_pressure_balance, shrink_list,
  * shrink_active_list, shrink_inactive_list, isolate_lru_folios,
  * shrink_folio_list, folio_check_references, inactive_is_low,
- * lru_note_cost (mm/vmscan.c); folio_add_lru, lru_add_drain (mm/swap.c).
+ * lru_note_cost, move_folios_to_lru's aging (mm/vmscan.c); folio_add_lru,
+ * lru_add, lru_add_drain (mm/swap.c); workingset_eviction,
+ * workingset_refault, workingset_test_recent (mm/workingset.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,8 @@ typedef struct lnode {
 	uint32_t nr;               /* pages charged for it, 0: not tracked */
 	uint8_t list;              /* L_* */
 	uint8_t referenced;        /* PG_referenced */
+	uint8_t active;            /* PG_active on its way to the LRU (a refault, R11) */
+	uint8_t workingset;        /* PG_workingset: deactivated once, or restored (R11) */
 } lnode;
 
 typedef struct mproc {
@@ -70,6 +74,13 @@ struct sl_memcg {
 	uint64_t lru_pages[2];
 	uint64_t lru_folios[2];
 	uint64_t anon_cost;        /* lruvec->anon_cost */
+	/* workingset detection (mm/workingset.c, R11) */
+	uint64_t nonresident_age;  /* lruvec->nonresident_age: evictions and refault activations */
+	uint64_t refaults;         /* lruvec->refaults[WORKINGSET_ANON]: activations at the
+				      last reclaim's end (snapshot_refaults()) */
+	uint8_t ref_active, ref_ws;/* the refault just evaluated: the folio mapped next
+				      is PG_active / PG_workingset */
+	uint8_t split_ws;          /* inside a split: the old folio's PG_workingset */
 	uint64_t kmem;             /* kernel pages charged: page tables, slab */
 	int splitting;             /* inside a split: mapped re-charges pages */
 	uint64_t *born;            /* folios created while one folio was reclaimed */
@@ -282,6 +293,18 @@ static int try_charge_memcg(sl_memcg *m, uint64_t nr, int may_reclaim)
 
 static void lru_add_drain(sl_memcg *m);
 
+/* lru_add() - 6.18: a folio leaving the CPU's batch goes to the head of
+ * the inactive list, or of the active one with PG_active (a refault the
+ * workingset activated, R11). */
+static void lru_add(sl_memcg *m, uint64_t h)
+{
+	lnode *n = N(m, h);
+	int l = n->active ? L_ACTIVE : L_INACTIVE;
+
+	n->active = 0;
+	lru_add_head(m, l, h);
+}
+
 /* folio_add_lru() - 6.18: a small folio waits in the CPU's batch; a large
  * one joins the batch and moves it onto the LRU at once
  * (folio_batch_add_and_move(): !folio_may_be_lru_cached()), so the small
@@ -294,14 +317,14 @@ static void folio_add_lru(sl_memcg *m, uint64_t h)
 
 	if (n->nr > 1) {
 		lru_add_drain(m);
-		lru_add_head(m, L_INACTIVE, h);
+		lru_add(m, h);
 		return;
 	}
 	n->list = L_BATCH;
 	m->batch[(size_t)c * FOLIO_BATCH_SIZE + m->nbatch[c]++] = h;
 	if (m->nbatch[c] == FOLIO_BATCH_SIZE) {
 		for (uint32_t i = 0; i < FOLIO_BATCH_SIZE; i++)
-			lru_add_head(m, L_INACTIVE, m->batch[(size_t)c * FOLIO_BATCH_SIZE + i]);
+			lru_add(m, m->batch[(size_t)c * FOLIO_BATCH_SIZE + i]);
 		m->nbatch[c] = 0;
 	}
 }
@@ -312,7 +335,7 @@ static void lru_add_drain(sl_memcg *m)
 	int c = m->cpu;
 
 	for (uint32_t i = 0; i < m->nbatch[c]; i++)
-		lru_add_head(m, L_INACTIVE, m->batch[(size_t)c * FOLIO_BATCH_SIZE + i]);
+		lru_add(m, m->batch[(size_t)c * FOLIO_BATCH_SIZE + i]);
 	m->nbatch[c] = 0;
 }
 
@@ -343,6 +366,8 @@ static void untrack(sl_memcg *m, uint64_t h)
 	n->list = L_NONE;
 	n->nr = 0;
 	n->referenced = 0;
+	n->active = 0;
+	n->workingset = 0;
 }
 
 static int hk_charge(void *ctx, sl_proc *p, int order)
@@ -367,6 +392,11 @@ static void hk_mapped(void *ctx, sl_proc *p, uint32_t id, int order)
 	SL_ASSERT(id < mp->cap && n->nr == 0);
 	n->nr = 1u << order;
 	n->referenced = 0;
+	/* a split's pages keep the folio's PG_workingset; a refault's folio
+	 * takes what workingset_refault() gave it */
+	n->active = m->ref_active;
+	n->workingset = m->splitting ? m->split_ws : m->ref_ws;
+	m->ref_active = m->ref_ws = 0;
 	if (m->splitting)
 		m->usage += n->nr; /* a page of a split folio keeps its charge */
 	if (m->reclaiming) {
@@ -400,6 +430,7 @@ static void hk_split(void *ctx, sl_proc *p, uint32_t v, int start)
 		/* __folio_split(): the old folio goes; its pages come back as
 		 * order-0 folios (mapped) or to the zero page (uncharged) */
 		m->usage -= mp->node[v].nr;
+		m->split_ws = mp->node[v].workingset;
 		untrack(m, H(mp->slot, v));
 		m->splitting = 1;
 	} else {
@@ -418,7 +449,63 @@ static void hk_drain(void *ctx, sl_proc *p, uint32_t id)
 		lru_add_drain(mp->m);
 }
 
-static const sl_proc_hooks memcg_hooks = { hk_charge, hk_mapped, hk_freed, hk_split, hk_drain };
+/* Shadows (R11). 30 bits of age, as EVICTION_MASK's modular distance; the
+ * top bit marks a shadow (0 is none); bit 0 is PG_workingset. */
+#define SHADOW_PRESENT (UINT32_C(1) << 31)
+#define AGE_MASK ((UINT64_C(1) << 30) - 1)
+
+/* workingset_eviction() - 6.18 (mm/workingset.c): the shadow of a folio
+ * the group's reclaim evicts holds the group's nonresident age before it
+ * and its PG_workingset; the age then grows by its pages. */
+static uint32_t hk_evicted(void *ctx, sl_proc *p, uint32_t id)
+{
+	mproc *mp = ctx;
+	sl_memcg *m = mp->m;
+	const lnode *n = &mp->node[id];
+	uint32_t sh = SHADOW_PRESENT | (uint32_t)(m->nonresident_age & AGE_MASK) << 1 | n->workingset;
+	(void)p;
+
+	m->nonresident_age += n->nr;
+	return sh;
+}
+
+static void lru_note_cost(sl_memcg *m, uint64_t nr_io, uint64_t nr_rotated);
+
+/* workingset_refault() + workingset_test_recent() - 6.18 (classic LRU):
+ * the refault distance, the age now less the shadow's, against the
+ * workingset size, the group's active anon pages while swap has a free
+ * slot (its file lists are empty); within it the folio is activated
+ * (PG_active before folio_add_lru()) and the age grows by its pages; a
+ * shadow with PG_workingset restores it and notes the refault as anon
+ * reclaim cost (lru_note_cost_refault()). The kernel reads the list sizes
+ * from the group's statistics as of their last flush; the model's are
+ * exact (kernel-findings F28). */
+static void hk_refault(void *ctx, sl_proc *p, uint32_t shadow, int order)
+{
+	mproc *mp = ctx;
+	sl_memcg *m = mp->m;
+	uint64_t nr = UINT64_C(1) << order, eviction = (shadow >> 1) & AGE_MASK;
+	uint64_t distance = (m->nonresident_age - eviction) & AGE_MASK;
+	uint64_t wss = sl_nr_swap_pages(m->s->dev[0]) ? m->lru_pages[1] : 0;
+	(void)p;
+
+	m->st.ws_refault += nr;
+	if (distance > wss)
+		return;
+	m->ref_active = 1;
+	m->nonresident_age += nr;
+	m->st.ws_activate += nr;
+	if (shadow & 1) {
+		m->ref_ws = 1;
+		lru_note_cost(m, nr, 0);
+		m->st.ws_restore += nr;
+	}
+}
+
+static const sl_proc_hooks memcg_hooks = {
+	.charge = hk_charge, .mapped = hk_mapped, .freed = hk_freed, .split = hk_split,
+	.drain = hk_drain, .evicted = hk_evicted, .refault = hk_refault,
+};
 
 /* __memcg_kmem_charge_page() - 6.18: a __GFP_ACCOUNT page (a page table:
  * GFP_PGTABLE_USER) charges the group through try_charge_memcg() with
@@ -596,6 +683,7 @@ static void shrink_active_list(sl_memcg *m, uint64_t nr_to_scan)
 	for (uint32_t i = 0; i < n; i++) {
 		mproc *mp = m->proc[hold[i] >> 32];
 		sl_proc_folio_referenced(mp->p, (uint32_t)hold[i]);
+		N(m, hold[i])->workingset = 1; /* folio_set_workingset() */
 		lru_add_head(m, L_INACTIVE, hold[i]);
 		m->st.pgdeactivate += N(m, hold[i])->nr;
 	}
@@ -633,7 +721,7 @@ static int folio_check_references(sl_memcg *m, uint64_t h)
 static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 				  uint64_t *nr_pageout)
 {
-	uint64_t freed = 0;
+	uint64_t freed = 0, activated = 0;
 	const int conc = m->yield != NULL; /* two processes at once */
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -649,6 +737,7 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 			sl_proc_activate_swapcache(m->proc[h >> 32]->p, (uint32_t)h);
 			lru_add_head(m, L_ACTIVE, h);
 			m->st.pgactivate += nd->nr;
+			activated += nd->nr;
 			continue;
 		}
 		if (ref == FOLIOREF_KEEP) {
@@ -668,6 +757,7 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 			if (b->nr && b->list == L_ISOLATED) {
 				lru_add_head(m, L_ACTIVE, m->born[j]);
 				m->st.pgactivate += b->nr;
+				activated += b->nr;
 			}
 		}
 		uint64_t got = before - m->usage;
@@ -683,6 +773,9 @@ static uint64_t shrink_folio_list(sl_memcg *m, const uint64_t *list, uint32_t n,
 		if (conc && got)
 			m->pend[m->cpu] += CLK_SWPOUT_FOLIO + CLK_SWPOUT_PAGE * (double)got;
 	}
+	/* move_folios_to_lru() - 6.18: a folio put back active ages the
+	 * non-resident entries (workingset_age_nonresident(), R11) */
+	m->nonresident_age += activated;
 	return freed;
 }
 
@@ -790,11 +883,15 @@ static uint64_t do_try_to_free_pages(sl_memcg *m, scan_control *scp)
 
 	for (;;) {
 		for (sc.priority = DEF_PRIORITY; sc.priority >= 0; sc.priority--) {
-			sc.may_deactivate = sc.force_deactivate || inactive_is_low(m);
+			/* prepare_scan_control(): refaults activated since the
+			 * last reclaim (R11), or a low inactive list */
+			sc.may_deactivate = sc.force_deactivate || m->st.ws_activate != m->refaults ||
+					    inactive_is_low(m);
 			shrink_lruvec(m, &sc);
 			if (sc.nr_reclaimed >= sc.nr_to_reclaim)
 				break;
 		}
+		m->refaults = m->st.ws_activate; /* snapshot_refaults() */
 		if (sc.nr_reclaimed || !sc.skipped_deactivate || sc.force_deactivate)
 			return sc.nr_reclaimed;
 		sc.force_deactivate = 1;
@@ -1621,6 +1718,9 @@ int sl_rrun_window_layout(const sl_rwl_params *p, const sl_policy *pol, const sl
 		res->pgsteal = st.pgsteal;
 		res->pgactivate = st.pgactivate;
 		res->pgdeactivate = st.pgdeactivate;
+		res->ws_refault = st.ws_refault;
+		res->ws_activate = st.ws_activate;
+		res->ws_restore = st.ws_restore;
 		res->pgrefill = st.pgrefill;
 		res->oom = st.oom;
 		memcpy(res->charge_fallback, st.charge_fallback, sizeof(res->charge_fallback));

@@ -904,7 +904,8 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	return Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
-		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,s:N,s:N,s:N,s:N}",
+		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,"
+		"s:N,s:N,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
 		"swpout_fallback", u64_list(r.swpout_fallback, SL_NR_ORDERS),
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
@@ -921,6 +922,9 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"pgsteal", (unsigned long long)r.pgsteal,
 		"pgactivate", (unsigned long long)r.pgactivate,
 		"pgdeactivate", (unsigned long long)r.pgdeactivate,
+		"workingset_refault", (unsigned long long)r.ws_refault,
+		"workingset_activate", (unsigned long long)r.ws_activate,
+		"workingset_restore", (unsigned long long)r.ws_restore,
 		"pgrefill", (unsigned long long)r.pgrefill,
 		"oom", (unsigned long long)r.oom,
 		"max_usage", (unsigned long long)r.max_usage,

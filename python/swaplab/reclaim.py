@@ -237,7 +237,8 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
                 "swpin": raw["swpin"][o], "faults": raw["faults_anon"][o],
                 "charge_fallback": raw["charge_fallback"][o],
             }
-    keys = ("direct_reclaim", "pgscan", "pgsteal", "pgactivate", "pgdeactivate", "pgrefill", "oom",
+    keys = ("direct_reclaim", "pgscan", "pgsteal", "pgactivate", "pgdeactivate", "pgrefill",
+            "workingset_refault", "workingset_activate", "workingset_restore", "oom",
             "max_usage", "swap_peak")
     return {
         "schema": SCHEMA,

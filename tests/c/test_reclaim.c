@@ -452,3 +452,82 @@ TEST(reclaim_slab_objects_charge_a_page_per_cpu_object_stock)
 	FX_CHECK(&f);
 	fx_fini(&f);
 }
+
+/* R11: a swap-in whose slot kept a shadow is activated when its refault
+ * distance (evictions and activations since) is within the active list;
+ * the folios reclaim puts back active age the count too
+ * (move_folios_to_lru()); a folio deactivated once carries PG_workingset
+ * into its shadow, and its refault restores it. */
+TEST(reclaim_refault_within_the_active_list_activates_a_deactivated_one_restores)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 0, 4096);
+	sl_proc_touch(f.p, 0, 0, 31);      /* 31 order-0 folios: the batch moves */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0); /* all kept, PG_referenced */
+	sl_proc_touch(f.p, 0, 0, 8);       /* pages 0-7 young again */
+	/* the tail's 8 (pages 0-7) activated: the age is 8 */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 8), 0);
+	CHECK_EQ(st(&f).active, 8);
+	/* pages 8-30 evicted with ages 8..30: the age is 31 */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 23);
+	CHECK_EQ(st(&f).ws_refault, 0);
+	/* page 30: distance 31 - 30 = 1 <= 8 active pages: activated (age 32) */
+	sl_proc_touch(f.p, 0, 30, 1);
+	CHECK_EQ(st(&f).ws_refault, 1);
+	CHECK_EQ(st(&f).ws_activate, 1);
+	/* page 8: distance 32 - 8 = 24 > 8: inactive */
+	sl_proc_touch(f.p, 0, 8, 1);
+	CHECK_EQ(st(&f).ws_refault, 2);
+	CHECK_EQ(st(&f).ws_activate, 1);
+	CHECK_EQ(st(&f).ws_restore, 0);
+	sl_memcg_shrink_active_list(f.m, 0); /* drains the CPU's batch only */
+	CHECK_EQ(st(&f).active, 9);
+	CHECK_EQ(st(&f).inactive, 1);
+	CHECK_EQ(st(&f).pgactivate, 8);    /* a refault's activation is not pgactivate */
+	/* the active list's tail, page 0, deactivated (PG_workingset); then
+	 * page 8, young since its swap-in, kept, and page 0 evicted at age 32 */
+	sl_memcg_shrink_active_list(f.m, 1);
+	CHECK_EQ(st(&f).pgdeactivate, 1);
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 2), 1);
+	/* page 0: distance 33 - 32 = 1 <= 8 active pages: activated, and its
+	 * shadow's PG_workingset restored */
+	sl_proc_touch(f.p, 0, 0, 1);
+	CHECK_EQ(st(&f).ws_refault, 3);
+	CHECK_EQ(st(&f).ws_activate, 2);
+	CHECK_EQ(st(&f).ws_restore, 1);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+/* R11 in prepare_scan_control(): a reclaim after a refault activation may
+ * deactivate the active list although the inactive list is not low. The
+ * same run refaulting a page beyond the distance instead deactivates
+ * nothing. Returns pgdeactivate after the reclaim. */
+static uint64_t deactivated_after_refault_of(uint32_t page, uint64_t *activated)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 0, 4096);
+	sl_proc_touch(f.p, 0, 0, 31);
+	sl_memcg_shrink_inactive_list(f.m, 32);
+	sl_proc_touch(f.p, 0, 0, 8);
+	sl_memcg_shrink_inactive_list(f.m, 8);  /* pages 0-7 active */
+	sl_memcg_shrink_inactive_list(f.m, 32); /* pages 8-30 out, ages 8..30 */
+	sl_proc_touch(f.p, 0, 100, 62);         /* 62 new pages: inactive not low */
+	sl_proc_touch(f.p, 0, page, 1);         /* the refault */
+	*activated = st(&f).ws_activate;
+	CHECK_EQ(st(&f).pgdeactivate, 0);
+	sl_memcg_reclaim(f.m, 32);
+	uint64_t d = st(&f).pgdeactivate;
+	FX_CHECK(&f);
+	fx_fini(&f);
+	return d;
+}
+
+TEST(reclaim_a_refault_activation_lets_the_next_reclaim_deactivate)
+{
+	uint64_t act;
+	CHECK_EQ(deactivated_after_refault_of(30, &act), 9); /* distance 1: activated */
+	CHECK_EQ(act, 1);
+	CHECK_EQ(deactivated_after_refault_of(8, &act), 0);  /* distance 23 > 8 */
+	CHECK_EQ(act, 0);
+}

@@ -51,6 +51,7 @@ typedef struct sl_rrun_result {
 	uint64_t direct_reclaim;        /* try_to_free_mem_cgroup_pages() calls */
 	uint64_t pgscan, pgsteal;       /* pages isolated from / freed off the inactive list */
 	uint64_t pgactivate, pgdeactivate, pgrefill; /* pages activated, deactivated, scanned on active */
+	uint64_t ws_refault, ws_activate, ws_restore; /* refaults with a shadow, activated, restored (R11) */
 	uint64_t oom;                   /* charges forced past the limit after the retries */
 	uint64_t max_usage;             /* pages charged, peak */
 	uint64_t swap_peak;             /* slots in use, peak */
@@ -130,6 +131,11 @@ typedef struct sl_memcg_state {
 	uint64_t inactive, active;      /* pages on each anon LRU */
 	uint64_t nr_inactive, nr_active;/* folios */
 	uint64_t direct_reclaim, pgscan, pgsteal, pgactivate, pgdeactivate, pgrefill, oom;
+	/* pages swapped in with a shadow, of those activated by their refault
+	 * distance, and of those PG_workingset restored (vmstat
+	 * workingset_refault_anon, workingset_activate_anon,
+	 * workingset_restore_anon; R11) */
+	uint64_t ws_refault, ws_activate, ws_restore;
 	uint64_t charge_fallback[SL_NR_ORDERS];
 	uint64_t kmem;                  /* kernel pages charged (not on an LRU): page
 	                                   tables and slab pages (C5, C6) */

@@ -294,6 +294,13 @@ typedef struct sl_proc_hooks {
 	/* optional: lru_add_drain() of the running CPU, or (id != 0) only if
 	 * folio id still waits in its batch (a swap-in through the swap cache) */
 	void (*drain)(void *ctx, sl_proc *p, uint32_t id);
+	/* optional, both or neither (workingset shadows, docs/reclaim.md R11):
+	 * evicted: folio id was written out and is about to be freed; returns
+	 * the shadow its slots keep (nonzero); refault: a swap-in of 2^order
+	 * pages whose first slot kept `shadow` was charged, before its folio
+	 * is mapped */
+	uint32_t (*evicted)(void *ctx, sl_proc *p, uint32_t id);
+	void (*refault)(void *ctx, sl_proc *p, uint32_t shadow, int order);
 } sl_proc_hooks;
 /* Sets the hooks (and keeps a PTE accessed bit per page); 0 or -1 (memory). */
 int sl_proc_set_hooks(sl_proc *p, const sl_proc_hooks *hk, void *ctx);
