@@ -370,6 +370,20 @@ def test_rescoring_refuses_what_is_not_an_agreement_file(tmp_path, capsys, conte
     assert not out.exists()
 
 
+@pytest.mark.parametrize("args,msg", [
+    (["--stat-flush", "-3"], "--stat-flush -3 is negative"),
+    (["--stat-flush", "1.5"], "--stat-flush '1.5' is not a non-negative integer"),
+    (["--window", "x"], "--window 'x' is not a non-negative integer"),
+])
+def test_agree_refuses_bad_counts_before_any_kernel_run(tmp_path, capsys, args, msg):
+    from swaplab.kernel import agree as A
+    out = tmp_path / "a.json"
+    assert A.main([*args, "--json", str(out)]) == 2
+    assert capsys.readouterr().err == f"agree: error: {msg}\n"
+    assert not out.exists()
+    assert A.STAT_FLUSH == 16
+
+
 def test_rescoring_refuses_to_overwrite_its_input(tmp_path, capsys):
     from swaplab.kernel import agree as A
     src = tmp_path / "s.json"

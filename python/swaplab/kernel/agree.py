@@ -2,7 +2,7 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-quiet.json] [--window N]
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-quiet.json] [--window N] [--stat-flush N]
         [--model-window W[,W...]] --json PATH
     python -m swaplab.kernel.agree --rescore STORED[,STORED...] [--cost FILE] [--model-window W[,W...]] --json PATH
 
@@ -47,6 +47,10 @@ from . import reclaim as R
 # the calibration the model's predictions use by default: the fit on runs
 # of a quiet machine (kernel-findings F25)
 DEFAULT_COST = "docs/data/cost-calibration-6.18-quiet.json"
+# the kernel driver flushes the group's statistics every this many
+# operations: a run shorter than the kernel's 2 s flush otherwise reclaims
+# on statistics as old as the group (kernel-findings F18, F28)
+STAT_FLUSH = 16
 ALL = "16K,32K,64K,128K,256K,512K,1M,2M"
 MTHP = (("4K", "none"), ("64K", "64K"), ("all", ALL))
 # (label, options) per workload: a base size and twice it
@@ -91,11 +95,12 @@ def model_runs(workload: str, opts: list, mthp: str, seed: int, cost: dict | Non
 
 
 def one(workload: str, opts: list, mthp: str, seed: int, cost: dict, window: int = 0,
-        model_windows: tuple = (model.DEFAULT_WINDOW,)) -> tuple[list, dict]:
+        model_windows: tuple = (model.DEFAULT_WINDOW,), stat_flush: int = 0) -> tuple[list, dict]:
     """(the model's results, one per model window; the kernel's result)."""
     argv = run_argv(workload, opts, mthp, seed)
     mres = model_runs(workload, opts, mthp, seed, cost, list(model_windows))
     kargv = argv + (["--window", str(window)] if window else [])
+    kargv += ["--stat-flush", str(stat_flush)] if stat_flush else []
     ka = R.build_parser().parse_args(kargv)
     kp = R.params_from_args(ka, kargv)
     kp.cost = dict(model._core.cost_default(), **cost)
@@ -155,6 +160,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cost", default=DEFAULT_COST)
     ap.add_argument("--window", default="0",
                     help="the kernel driver's operations in flight (1: serial; default 0: 2 per CPU)")
+    ap.add_argument("--stat-flush", default=str(STAT_FLUSH), metavar="N",
+                    help="the kernel driver reads the group's memory.stat before every Nth operation, "
+                         "which keeps the statistics reclaim and the workingset read current, as the "
+                         f"model's are (kernel-findings F28; default {STAT_FLUSH}; 0: the kernel's 2 s "
+                         "flush alone)")
     ap.add_argument("--model-window", default=str(model.DEFAULT_WINDOW),
                     help="the model's operations in flight, a comma list (the first is the summary's; "
                          "0: 2 per CPU)")
@@ -191,6 +201,7 @@ def main(argv=None) -> int:
     try:
         seeds = parse_count(a.seeds, "--seeds", 1, 100)
         window = parse_count(a.window, "--window", 0, 4096)
+        stat_flush = parse_count(a.stat_flush, "--stat-flush", 0, 1 << 20)
         wls = a.workloads.split(",")
         for w in wls:
             if w not in SIZES:
@@ -207,7 +218,7 @@ def main(argv=None) -> int:
                     pairs, failed, ok = [], [], []
                     for seed in range(1, seeds + 1):
                         try:
-                            pairs.append(one(w, opts, mthp, seed, cost, window, tuple(mwins)))
+                            pairs.append(one(w, opts, mthp, seed, cost, window, tuple(mwins), stat_flush))
                             ok.append(seed)
                         except M.HarnessError as e:
                             # a kernel run that failed (an OOM kill): recorded, not averaged
@@ -227,7 +238,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
     res = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
-           "model_windows": mwins, "rows": rows}
+           "stat_flush": stat_flush or None, "model_windows": mwins, "rows": rows}
     for ln in tally_lines(res):
         print(ln, file=sys.stderr)
     write_json(a.json, res)
@@ -252,7 +263,8 @@ def agreement_row(w: str, size_label: str, mlabel: str, seeds: list, mres: list,
                       "models": {str(mw): {"sizes": mm["sizes"], "cost": mm["cost"]["predicted_sys_seconds"],
                                            "runner": mm["runner"]} for mw, mm in zip(windows, m)},
                       "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
-                                 "predicted": k["cost"]["predicted_sys_seconds"]}}
+                                 "predicted": k["cost"]["predicted_sys_seconds"],
+                                 "reclaim": k.get("reclaim")}}
                      for sd, m, k in zip(seeds, mres, kres)]}
 
 

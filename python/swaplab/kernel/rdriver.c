@@ -25,6 +25,11 @@
  * ahead of the others by more than that; within the window the interleaving
  * is the kernel's.
  *
+ * With --stat-flush N the driver reads the cgroup's memory.stat before every
+ * Nth TOUCH or MUNMAP it sends: a read flushes the group's statistics,
+ * which reclaim and the workingset otherwise see as of the last periodic
+ * flush, every 2 s (docs/kernel-findings.md F28).
+ *
  * Counter snapshots hold every line of /proc/vmstat and every file of every
  * hugepages-*kB/stats directory: the harness takes the differences.
  * Writes its raw results as JSON (--json) and the layouts (--layout): one
@@ -95,6 +100,10 @@ typedef struct drv {
 	int phase_layouts;
 	uint32_t first_cpu;      /* added to every START's CPU */
 	uint32_t window;         /* at most this many TOUCH / MUNMAP in flight */
+	uint32_t stat_flush;     /* read memory.stat before every this many of them (0: never) */
+	uint32_t stat_count;
+	uint64_t stat_reads;
+	int stat_fd;
 	uint32_t *fifo;          /* the processes of the ops in flight, oldest first */
 	uint32_t fifo_head, fifo_len, fifo_cap;
 	pid_t parent_pid;
@@ -332,6 +341,14 @@ static void send_tracked(drv *d, uint32_t proc, const rd_op *op)
 {
 	while (d->fifo_len >= d->window)
 		drain_one(d);
+	if (d->stat_flush && ++d->stat_count == d->stat_flush) {
+		/* memcg1_stat_format() flushes the group's statistics first */
+		char b[8192];
+		d->stat_count = 0;
+		if (pread(d->stat_fd, b, sizeof(b), 0) < 0)
+			die(1, "cannot read %s/memory.stat: %s", d->cgroup, strerror(errno));
+		d->stat_reads++;
+	}
 	send_cmd(d, proc, CMD_OP, op);
 	d->fifo[(d->fifo_head + d->fifo_len++) % d->fifo_cap] = proc;
 	d->ch[proc].outstanding++;
@@ -573,8 +590,8 @@ static void write_json(drv *d, double wall)
 		st += d->ch[p].stime;
 	}
 	fprintf(f, "{\"schema\":\"swaplab.rdriver/1\",\"nprocs\":%u,\"wall_seconds\":%.6f,"
-		"\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"layout_pages\":%" PRIu64 ",\"procs\":[",
-		d->nch, wall, ut, st, d->layout_pages);
+		"\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"layout_pages\":%" PRIu64 ",\"stat_reads\":%" PRIu64
+		",\"procs\":[", d->nch, wall, ut, st, d->layout_pages, d->stat_reads);
 	for (uint32_t p = 0; p < d->nch; p++)
 		fprintf(f, "%s{\"pid\":%d,\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"minflt\":%ld,"
 			"\"majflt\":%ld,\"nvcsw\":%ld,\"nivcsw\":%ld}", p ? "," : "", (int)d->ch[p].pid,
@@ -589,7 +606,7 @@ static void write_json(drv *d, double wall)
 static void usage(void)
 {
 	fputs("usage: swaplab-rdriver --cgroup DIR --json PATH --layout PATH [--sysfs-root DIR]\n"
-	      "       [--parent-pid PID] [--first-cpu C] [--window N] [--phase-layouts]\n"
+	      "       [--parent-pid PID] [--first-cpu C] [--window N] [--stat-flush N] [--phase-layouts]\n"
 	      "       STREAM-OPTIONS (rstream.h)\n"
 	      "       swaplab-rdriver --print-params STREAM-OPTIONS\n", stderr);
 	exit(2);
@@ -633,6 +650,8 @@ int main(int argc, char **argv)
 			d.first_cpu = (uint32_t)atoi(v);
 		else if (!strcmp(a, "--window"))
 			d.window = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--stat-flush"))
+			d.stat_flush = (uint32_t)atoi(v);
 		else if ((r = rd_set_option(&p, a, v, msg, sizeof(msg))) < 0)
 			die(2, "%s", msg);
 		else if (r == 0)
@@ -663,6 +682,13 @@ int main(int argc, char **argv)
 	if (!d.window)                 /* two operations per CPU in flight */
 		d.window = 2 * (uint32_t)(p.nr_cpus > 0 ? p.nr_cpus : 1);
 	d.fifo_cap = d.window + 1;
+	if (d.stat_flush) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/memory.stat", d.cgroup);
+		d.stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (d.stat_fd < 0)
+			die(1, "cannot read %s: %s", path, strerror(errno));
+	}
 	d.fifo = calloc(d.fifo_cap, sizeof(*d.fifo));
 	if (!d.fifo)
 		die(1, "out of memory");

@@ -55,6 +55,7 @@ class ReclaimParams:
     cpu: int = 0                        # the first CPU: process slot k runs on cpu + k % nr_cpus
     phase_layouts: bool = False
     window: int = 0                     # TOUCH / MUNMAP in flight at once (0: the driver's 2 per CPU)
+    stat_flush: int = 0                 # the driver reads memory.stat every this many of them (0: never; F28)
     cost: dict = field(default_factory=dict)  # ns per event (sl_cost_model's fields)
 
     @property
@@ -75,7 +76,8 @@ class ReclaimParams:
         for k, opt in _STREAM_OPTS:
             out += [opt, repr(s[k]) if isinstance(s[k], float) else str(s[k])]
         out += ["--first-cpu", str(self.cpu)]
-        return out + (["--window", str(self.window)] if self.window else [])
+        out += ["--window", str(self.window)] if self.window else []
+        return out + (["--stat-flush", str(self.stat_flush)] if self.stat_flush else [])
 
 
 # sl_rwl_params fields and the driver's options for them (rstream.h): every
@@ -104,6 +106,11 @@ def build_parser():
     p.add_argument("--cpu", default="0", help="the first CPU: process slot k runs on CPU + k %% cpus")
     p.add_argument("--phase-layouts", action="store_true",
                    help="also record every process's slot layout at each phase marker")
+    p.add_argument("--stat-flush", default="0", metavar="N",
+                   help="read the group's memory.stat (which flushes its statistics) before every Nth "
+                        "TOUCH or MUNMAP, so that reclaim and the workingset see current list sizes "
+                        "as the model does (kernel-findings F28; default 0: never, the kernel's "
+                        "periodic flush every 2 s alone)")
     for act in p._actions:     # the model's --window, with the driver's default
         if act.dest == "layout_dump":
             act.help = ("write the recorded slot layouts (each process's at exit, and with "
@@ -142,6 +149,7 @@ def params_from_args(a, argv: list) -> ReclaimParams:
     p.cpu = parse_count(a.cpu, "--cpu", 0, 4095)
     p.phase_layouts = bool(a.phase_layouts)
     p.window = 0 if a.window is None else parse_count(a.window, "--window", 0, 4096)
+    p.stat_flush = parse_count(a.stat_flush, "--stat-flush", 0, 1 << 20)
     cost = model.load_cost(a.cost)
     p.cost = dict(_core.cost_default(), **(cost or {}))
     return p
@@ -334,7 +342,10 @@ def model_view(p: ReclaimParams, total: dict, raw: dict, memcg: dict | None) -> 
     memcg = memcg or {}
     reclaim = {"direct_reclaim": None, "pgscan": vm.get("pgscan_anon"), "pgsteal": vm.get("pgsteal_anon"),
                "pgactivate": vm.get("pgactivate"), "pgdeactivate": vm.get("pgdeactivate"),
-               "pgrefill": vm.get("pgrefill"), "oom": memcg.get("oom_kill"),
+               "pgrefill": vm.get("pgrefill"),
+               "workingset_refault": vm.get("workingset_refault_anon"),
+               "workingset_activate": vm.get("workingset_activate_anon"),
+               "workingset_restore": vm.get("workingset_restore_anon"), "oom": memcg.get("oom_kill"),
                "max_usage": memcg["max_usage_in_bytes"] // PAGE if "max_usage_in_bytes" in memcg else None,
                "swap_peak": None}
     fault_pages = sizes["4"]["faults"] + sum(v["faults"] * int(kb) // 4 for kb, v in sizes.items() if kb != "4")
@@ -422,7 +433,9 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "workload": p.workload,
         "preset": p.preset,
         "params": params,
-        "harness": {"cpu": p.cpu, "phase_layouts": p.phase_layouts, "window": p.window or 2 * max(1, p.stream["nr_cpus"]),
+        "harness": {"cpu": p.cpu, "phase_layouts": p.phase_layouts, "stat_flush": p.stat_flush,
+                    "stat_reads": raw.get("stat_reads", 0),
+                    "window": p.window or 2 * max(1, p.stream["nr_cpus"]),
                     "mthp_sizes": [M.size_label(kb) for kb in p.mthp_kb]},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(),
