@@ -317,14 +317,39 @@ static inline __attribute__((always_inline)) uint32_t folio_map_new(sl_proc *p, 
 	return id;
 }
 
-static inline void folio_release(sl_proc *p, uint32_t id)
+/* workingset_eviction() - 6.18, in __remove_mapping(): a folio reclaimed
+ * after its write-out leaves a shadow in the swap cache at each of its
+ * slots. The model keeps it with the page's swap PTE (one PTE per slot:
+ * these processes never fork), which is where the slot's shadow is looked
+ * up from at swap-in. With hooks only. */
+static inline void proc_evicted(sl_proc *p, uint32_t id)
+{
+	if (p->hk->evicted) {
+		const folio *f = &p->f[id];
+		uint32_t sh = p->hk->evicted(p->hctx, p, id), nr = 1u << f->order;
+		uint32_t *d = p->reg[f->region].shadow + f->head;
+		for (uint32_t j = 0; j < nr; j++)
+			d[j] = sh;
+	}
+}
+
+/* The folio is freed; evicted: after its write-out (its shadow is kept
+ * first), a constant where inlined, so that a process without hooks tests
+ * what it did before. */
+static inline __attribute__((always_inline)) void folio_release_x(sl_proc *p, uint32_t id,
+								   const int evicted)
 {
 	SL_ASSERT(id > 0 && p->f[id].live);
 	p->f[id].live = 0;
 	p->freeid[p->nfree++] = id;
-	if (p->hk)
+	if (p->hk) {
+		if (evicted)
+			proc_evicted(p, id);
 		p->hk->freed(p->hctx, p, id);
+	}
 }
+
+static inline void folio_release(sl_proc *p, uint32_t id) { folio_release_x(p, id, 0); }
 
 /* A device keeps a reverse map (rmap.h): the swap PTEs of pages [s, e) of
  * region r, written by the reclaim step that just ended, now hold their
@@ -376,22 +401,6 @@ static __attribute__((noinline, cold)) uint32_t proc_rmap_queued(sl_proc *p, uin
 static int proc_charge(sl_proc *p, int order)
 {
 	return p->hk ? p->hk->charge(p->hctx, p, order) : 0;
-}
-
-/* workingset_eviction() - 6.18, in __remove_mapping(): a folio reclaimed
- * after its write-out leaves a shadow in the swap cache at each of its
- * slots. The model keeps it with the page's swap PTE (one PTE per slot:
- * these processes never fork), which is where the slot's shadow is looked
- * up from at swap-in. */
-static inline void proc_evicted(sl_proc *p, uint32_t id)
-{
-	if (p->hk && p->hk->evicted) {
-		const folio *f = &p->f[id];
-		uint32_t sh = p->hk->evicted(p->hctx, p, id), nr = 1u << f->order;
-		uint32_t *d = p->reg[f->region].shadow + f->head;
-		for (uint32_t j = 0; j < nr; j++)
-			d[j] = sh;
-	}
 }
 
 /* do_swap_page() / swap_cache_alloc_folio() - 6.18: the shadow of the
@@ -754,13 +763,15 @@ static uint32_t swc_reclaim(sl_proc *p, uint32_t id)
 		f->mapped = 0;
 		if (rg->data[f->head]) {
 			p->st.swpout[0]++;
-			proc_evicted(p, id);
+			if (p->hk)
+				proc_evicted(p, id);
 			swc_drop(p, id);
 			return 0;
 		}
 	}
 	p->st.swapcache_clean++;
-	proc_evicted(p, id);
+	if (p->hk)
+		proc_evicted(p, id);
 	swc_drop(p, id);
 	return 1;
 }
@@ -1149,8 +1160,7 @@ static void swap_out(sl_proc *p, uint32_t id, uint64_t off, const uint64_t *e, u
 	if (f->order == SL_PMD_ORDER)
 		rg->pmd[pmd_index(rg, f->head)] = PMD_TABLE; /* unmapping splits the PMD */
 	p->st.swpout[f->order]++;
-	proc_evicted(p, id);
-	folio_release(p, id);
+	folio_release_x(p, id, 1);
 }
 
 /* One order-0 folio through shrink_folio_list(): a slot, or it stays
@@ -1172,8 +1182,7 @@ static inline __attribute__((always_inline)) void reclaim_order0_slot(sl_proc *p
 		SL_ASSERT(f->live && f->order == 0);
 		rg->pte[f->head] = PTE_SWAP | off;
 		p->st.swpout[0]++;
-		proc_evicted(p, id);
-		folio_release(p, id);
+		folio_release_x(p, id, 1);
 	}
 }
 

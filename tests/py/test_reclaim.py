@@ -247,3 +247,18 @@ def test_layout_dump_holds_the_harness_records_and_changes_nothing(cli, tmp_path
     for x in res["layouts"][2:4]:
         h = ((h ^ _core.layout_hash(raw[8 * x["first"]:8 * (x["first"] + x["npages"])])) * 0x100000001b3) % 2 ** 64
     assert f"{h:016x}" == res["run_layout_hash"]
+
+
+def test_proposals_remove_6_18s_kbuild_v5_fallback_on_32_cpus():
+    """docs/proposals/README.md, "Reclaim-driven presets": kbuild-v5 on the
+    published machine's 32 CPUs (seed 2), where 6.18 falls back at 512K-2M
+    (11.0, 32.6 and 31.0 %), neither proposal falls back at any size, and
+    neither fails an order-0 swap-out."""
+    prm, preset = base_params("kbuild-v5")
+    prm["seed"], prm["nr_cpus"] = 2, 32
+    base = _fallback(run_reclaim(dict(prm), policy="linux-6.18", preset=preset))
+    assert (round(base[512], 1), round(base[1024], 1), round(base[2048], 1)) == (11.0, 32.6, 31.0)
+    for pol in ("proposal-holes-first", "proposal-compact"):
+        r = run_reclaim(dict(prm), policy=pol, preset=preset)
+        assert max(_fallback(r).values()) == 0.0, pol
+        assert r["order0"]["alloc_fail"] == 0 and r["reclaim"]["oom"] == 0
