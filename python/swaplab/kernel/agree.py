@@ -45,8 +45,9 @@ from . import machine as M
 from . import reclaim as R
 
 # the calibration the model's predictions use by default: the fit on runs
-# of a quiet machine (kernel-findings F25)
-DEFAULT_COST = "docs/data/cost-calibration-6.18-quiet.json"
+# of a quiet machine, trained on the quietest of three repetitions with the
+# statistics kept current (kernel-findings F25, F28)
+DEFAULT_COST = "docs/data/cost-calibration-6.18-f28.json"
 # the kernel driver flushes the group's statistics every this many
 # operations: a run shorter than the kernel's 2 s flush otherwise reclaims
 # on statistics as old as the group (kernel-findings F18, F28)
