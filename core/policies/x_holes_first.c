@@ -102,7 +102,9 @@ LR_INLINE uint64_t hf_ladder_m(sl_device *d, int cpu, int order, const int conc)
 		return found;
 	if (sl_vm_swap_full(d))
 		lrm_swap_reclaim_full_clusters(d, conc);
-	return 0;
+	/* before the folio falls back: a range a free handed to a CPU's
+	 * cursor that has not taken it (xp_take_handed()) */
+	return xp_take_handed(d, cpu, order, conc);
 }
 LR_BUILD_BOTH(hf_ladder)
 
