@@ -151,6 +151,26 @@ LR_INLINE uint64_t holes_kept0(sl_device *d, int cpu, const int conc)
 	return lrm_alloc_swap_scan_cluster(d, cpu, found, sli_cluster_offset(found), 0, conc);
 }
 
+/* SL_POL_KEEP_FULL0's last step for order 0: a slot of an mTHP range that
+ * lrm_handoff() gave to a CPU's cursor which has not taken it
+ * (xp_handed_cluster()), entered at holes_pick0()'s slot as the steal
+ * enters a cluster; the scan leaves it on frag[its order] or full. */
+LR_COLD uint64_t holes_take_handed0(sl_device *d, int cpu, const int conc)
+{
+	uint64_t h = 0;
+	uint32_t c = xp_handed_cluster(d, cpu, 0, &h, conc);
+
+	if (c == SL_NIL)
+		return 0;
+	sli_stats_m(d, conc)->handoff_takes++;
+#ifdef XP_HANDED_COUNT_ONLY
+	sl_ci_unlock_m(conc, d, c);
+	return 0;
+#endif
+	return lrm_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, sli_cluster_offset(c)), 0,
+					   conc);
+}
+
 /* cluster_alloc_swap_entry() for order 0 on a solid-state block device
  * without discard - 6.18's ladder with holes_steal0() as its last step. */
 LR_INLINE uint64_t holes_ladder0_m(sl_device *d, int cpu, int order, const int conc)
@@ -170,7 +190,13 @@ LR_INLINE uint64_t holes_ladder0_m(sl_device *d, int cpu, int order, const int c
 		return found;
 	if (atomic_load_explicit(&d->kept0, memory_order_relaxed) && (found = holes_kept0(d, cpu, conc)))
 		return found;
-	return holes_steal0(d, cpu, conc);
+	if ((found = holes_steal0(d, cpu, conc)))
+		return found;
+	/* SL_POL_KEEP_FULL0 (proposal-holes-first): before order 0 fails, an
+	 * mTHP range handed to a CPU's cursor and not taken */
+	if (d->pol->props & SL_POL_KEEP_FULL0)
+		found = holes_take_handed0(d, cpu, conc);
+	return found;
 }
 LR_BUILD_BOTH(holes_ladder0)
 

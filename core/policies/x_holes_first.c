@@ -39,7 +39,11 @@
  * cluster with a hole gives the freed range to the freeing CPU's idle
  * cursor of the cluster's order (order 0, and 1..4 here on one block
  * device), and this policy's fast paths (LR_KEEP) let the cursor into the
- * full cluster; no list move, no si->lock, at any fill.
+ * full cluster; no list move, no si->lock, at any fill. A range its CPU
+ * does not take is taken by an allocation that would fail otherwise: the
+ * end of the ladder below, and order 0 after its steal
+ * (x_proposal.c xp_handed_cluster(): every CPU's cursors of orders 1..4,
+ * each tested under its cluster's lock).
  *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes-first.md).
  * In mm/swapfile.c terms: for 0 < order <= 4 on a block device,
@@ -102,7 +106,9 @@ LR_INLINE uint64_t hf_ladder_m(sl_device *d, int cpu, int order, const int conc)
 		return found;
 	if (sl_vm_swap_full(d))
 		lrm_swap_reclaim_full_clusters(d, conc);
-	return 0;
+	/* before the folio falls back: a range a free handed to a CPU's
+	 * cursor that has not taken it (xp_take_handed()) */
+	return xp_take_handed(d, cpu, order, conc);
 }
 LR_BUILD_BOTH(hf_ladder)
 

@@ -108,6 +108,87 @@ uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt,
 	return xp_other_orders_m(d, cpu, order, adopt, budget, 0);
 }
 
+/* The cursor of another CPU, read once (x_proposal.h). */
+static inline uint64_t xp_cursor_peek(const sl_device *d, int cpu, int order, int conc)
+{
+	const uint64_t *cur = &d->cursor[cpu * SL_CURSOR_STRIDE + order];
+
+	return conc ? __atomic_load_n(cur, __ATOMIC_RELAXED) : *cur;
+}
+
+LR_INLINE uint32_t xp_handed_cluster_m(sl_device *d, int cpu, int order, uint64_t *hole,
+				       const int conc)
+{
+	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	/* lrm_handoff() gives mTHP ranges only to a solid-state block
+	 * device's percpu cursors, and only where it is swap's one device */
+	if ((d->flags & need) != need || (d->set && d->set->nr > 1))
+		return SL_NIL;
+	for (int i = 0; i < d->nr_cpus; i++) {
+		for (int k = 1; k <= SL_KEEP_HANDOFF_MAX_ORDER; k++) {
+			uint64_t off = xp_cursor_peek(d, i, k, conc), h;
+			if (!off || (i == cpu && k == order) || off >= d->max)
+				continue;
+			uint32_t c = sli_cluster_of(off);
+			const sl_cluster *ci = &d->ci[c];
+			sl_ci_lock_m(conc, d, c);
+			if (ci->flags == SL_CF_FULL && ci->order == k && (h = xp_find_hole(d, c, order))) {
+				*hole = h;
+				return c;
+			}
+			sl_ci_unlock_m(conc, d, c);
+		}
+	}
+	return SL_NIL;
+}
+
+uint32_t xp_handed_cluster(sl_device *d, int cpu, int order, uint64_t *hole, int conc)
+{
+	if (conc)
+		return xp_handed_cluster_m(d, cpu, order, hole, 1);
+	return xp_handed_cluster_m(d, cpu, order, hole, 0);
+}
+
+LR_INLINE uint64_t xp_take_handed_m(sl_device *d, int cpu, int order, const int conc)
+{
+	uint64_t h = 0;
+	uint32_t c = xp_handed_cluster_m(d, cpu, order, &h, conc);
+
+	SL_ASSERT(order > 0);
+	if (c == SL_NIL)
+		return 0;
+	sl_cluster *ci = &d->ci[c];
+	sli_stats_m(d, conc)->handoff_takes++;
+#ifdef XP_HANDED_COUNT_ONLY
+	/* measurement build: count the allocations that fail with such a
+	 * range in reach, take nothing (revision 4 as it was) */
+	sl_ci_unlock_m(conc, d, c);
+	return 0;
+#endif
+	if (ci->order <= order) {
+		/* its own order's, or a smaller order's cluster, adopted as the
+		 * rung adopts: alloc_swap_scan_cluster() allocates from the
+		 * hole, relocates the cluster (full, or frag[order]) and leaves
+		 * this CPU's cursor there */
+		ci->order = (uint8_t)order;
+		return lrm_alloc_swap_scan_cluster(d, cpu, c, h, order, conc);
+	}
+	/* a larger order's: it keeps its order */
+	sli_alloc_range_m(d, h, order, conc); /* cluster_alloc_range() */
+	if (ci->count < SL_CLUSTER)
+		lrm_move_cluster(d, c, SL_LIST_NONFULL(ci->order), SL_CF_NONFULL, conc);
+	sl_ci_unlock_m(conc, d, c);
+	return h;
+}
+
+uint64_t xp_take_handed(sl_device *d, int cpu, int order, int conc)
+{
+	if (conc)
+		return xp_take_handed_m(d, cpu, order, 1);
+	return xp_take_handed_m(d, cpu, order, 0);
+}
+
 int xp_other_orders_apply(const sl_device *d, int order)
 {
 	return order > 0 && order < SL_PMD_ORDER && (d->flags & SL_DEV_BLKDEV);

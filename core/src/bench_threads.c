@@ -211,6 +211,8 @@ static void bt_collect(bt_thread *th, int n, bt_shared *sh, sl_bench_threads_res
 			r->alloc_ok[o] += th[i].dev.alloc_ok[o];
 			r->alloc_fail[o] += th[i].dev.alloc_fail[o];
 		}
+		r->handoffs += th[i].dev.handoffs;
+		r->handoff_takes += th[i].dev.handoff_takes;
 	}
 	r->ops = sh->p->ops * (uint64_t)n;
 	r->seconds = slowest;

@@ -245,6 +245,7 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		}
 		res->dev.alloc_steal += st->alloc_steal;
 		res->dev.handoffs += st->handoffs;
+		res->dev.handoff_takes += st->handoff_takes;
 		res->dev.freed_slots += st->freed_slots;
 		res->dev.full_reclaim_scans += st->full_reclaim_scans;
 		res->dev.discarded_clusters += st->discarded_clusters;

@@ -371,6 +371,12 @@ static PyObject *run_result_dict(const sl_run_result *res, int stopped, int sign
 			Py_CLEAR(dev);
 		Py_XDECREF(h);
 	}
+	if (dev && ds->handoff_takes) {
+		PyObject *h = PyLong_FromUnsignedLongLong((unsigned long long)ds->handoff_takes);
+		if (!h || PyDict_SetItemString(dev, "handoff_takes", h) < 0)
+			Py_CLEAR(dev);
+		Py_XDECREF(h);
+	}
 	/* proposal-compact's moves (x_compact.c): only where a policy moved or searched */
 	if (dev && ds->compact_searches) {
 		PyObject *cp = Py_BuildValue("{s:K,s:K,s:K,s:K}", "searches",
@@ -902,7 +908,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
-	return Py_BuildValue(
+	PyObject *out = Py_BuildValue(
 		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
 		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,"
 		"s:N,s:N,s:N,s:N}",
@@ -950,6 +956,16 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"sys_seconds", r.sys_seconds,
 		"seconds", r.seconds,
 		"params", params, "cost", costd, "layout_bytes", lay, "layouts", recs);
+	/* SL_POL_KEEP_FULL0's hand-offs and the allocations that took such a
+	 * range before they failed (lrm_handoff(), xp_handed_cluster()) */
+	if (out && (r.dev.handoffs || r.dev.handoff_takes)) {
+		PyObject *h = Py_BuildValue("{s:K,s:K}", "handoffs", (unsigned long long)r.dev.handoffs,
+					    "handoff_takes", (unsigned long long)r.dev.handoff_takes);
+		if (!h || PyDict_SetItemString(out, "dev_handoffs", h) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(h);
+	}
+	return out;
 }
 
 static PyMethodDef methods[] = {

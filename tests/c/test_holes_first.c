@@ -351,3 +351,88 @@ TEST(holes_first_hands_a_64k_range_to_its_cpus_order4_cursor_and_i5_knows_why)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+/* Revision 4's stranded hand-off: 4 MiB = clusters 0..3, cluster 0 full of
+ * order 0, 1..3 full of 64K folios (CPU 0's), then CPU 0 frees the 64K
+ * folio at 560: the range goes to CPU 0's idle order-4 cursor, the cluster
+ * stays on the full list, and no cluster is free or partly used. */
+static sl_device *stranded64k(const char *policy)
+{
+	sl_device *d = order0_full_cluster(policy, 2048);
+
+	ALLOC_N(d, 0, 4, 96);
+	CHECK_LIST_EMPTY(d, SL_LIST_FREE);
+	CHECK_EQ(*sli_cursor(d, 0, 4), 0);
+	sl_swap_put(d, 0, 512 + 48, 16);
+	return d;
+}
+
+TEST(holes_first_another_cpu_takes_a_stranded_64k_range_before_it_falls_back)
+{
+	/* linux-6.18: the free put cluster 1 on nonfull[4], where CPU 1
+	 * finds it */
+	sl_device *d = stranded64k("linux-6.18");
+	CHECK_LIST(d, NF(4), 1);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 560);
+	sl_device_destroy(d);
+	/* here no list holds it: CPU 1's ladder finds nothing, then CPU 0's
+	 * cursor (before revision 4's fix, this fell back) */
+	d = stranded64k("proposal-holes-first");
+	CHECK_LIST(d, SL_LIST_FULL, 0, 1, 2, 3);
+	CHECK_EQ(*sli_cursor(d, 0, 4), 560);
+	CHECK_INVARIANTS(d);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 560);
+	CHECK_EQ(d->st.handoff_takes, 1);
+	CHECK_EQ(d->st.alloc_fail[4], 0);
+	CHECK_EQ(d->ci[1].count, 512);
+	/* full again, where it was (vm_swap_full()'s reclaim rotated the
+	 * list's head to its tail) */
+	CHECK_LIST(d, SL_LIST_FULL, 1, 2, 3, 0);
+	CHECK_EQ(*sli_cursor(d, 1, 4), 0); /* the cluster is full */
+	/* CPU 0's cursor still names 560: its fast path finds the cluster
+	 * full and goes on to the ladder, which has nothing left */
+	CHECK_EQ(*sli_cursor(d, 0, 4), 560);
+	CHECK_INVARIANTS(d);
+	CHECK_EQ(sl_swap_alloc(d, 0, 4), 0);
+	CHECK_EQ(d->st.handoff_takes, 1);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order0_and_smaller_folios_take_a_stranded_range_before_they_fail)
+{
+	/* order 0, any CPU (the freeing one too: its order-4 cursor is not
+	 * order 0's): the steal finds no list, then the handed range; 6.18
+	 * steals the same slot from nonfull[4] */
+	for (int cpu = 0; cpu < 2; cpu++) {
+		sl_device *d = stranded64k("linux-6.18");
+		CHECK_EQ(sl_swap_alloc(d, cpu, 0), 560);
+		sl_device_destroy(d);
+		d = stranded64k("proposal-holes-first");
+		CHECK_EQ(sl_swap_alloc(d, cpu, 0), 560);
+		CHECK_EQ(d->st.handoff_takes, 1);
+		CHECK_EQ(d->st.alloc_fail[0], 0);
+		CHECK_EQ(d->ci[1].order, 4);
+		CHECK_LIST(d, FR(4), 1); /* scanned: frag[4], as a steal leaves it */
+		CHECK_INVARIANTS(d);
+		sl_device_destroy(d);
+	}
+	/* 16K from the 64K range: the cluster keeps order 4 and, 12 slots
+	 * free, goes to nonfull[4], where 6.18's free put it */
+	sl_device *d = stranded64k("proposal-holes-first");
+	CHECK_EQ(sl_swap_alloc(d, 1, 2), 560);
+	CHECK_EQ(d->ci[1].order, 4);
+	CHECK_LIST(d, NF(4), 1);
+	CHECK_INVARIANTS(d);
+	/* the rest through the lists now: the rung finds it */
+	CHECK_EQ(sl_swap_alloc(d, 1, 2), 564);
+	CHECK_EQ(d->st.handoff_takes, 1);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+	/* proposal-compact runs over holes-first: the same */
+	d = stranded64k("proposal-compact");
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 560);
+	CHECK_EQ(d->st.handoff_takes, 1);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}

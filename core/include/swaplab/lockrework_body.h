@@ -110,6 +110,17 @@ LR_INLINE int lrm_keep_full0(sl_device *d, const sl_cluster *ci)
 	return 1;
 }
 
+/* A CPU's cursor gets v. In the concurrent mode a relaxed atomic store
+ * (the kernel's WRITE_ONCE() of its percpu offset): xp_handed_cluster()
+ * reads other CPUs' cursors. The same single store either way. */
+LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
+{
+	if (conc)
+		__atomic_store_n(cur, v, __ATOMIC_RELAXED);
+	else
+		*cur = v;
+}
+
 /* SL_POL_KEEP_FULL0's hand-off (proposal-holes-first revision 4; no kernel
  * has it): a free that leaves a full cluster of order k below PMD with
  * free slots gives its freed aligned range to the freeing CPU's cursor of
@@ -143,11 +154,12 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 		if (o || (si != -1 && si != (int8_t)d->type))
 			return 0;
 	}
-	*cur = off;
+	lrm_cursor_store(cur, off, conc);
 	if (d->set)
 		d->set->pcp_si[cpu * SL_NR_ORDERS + o] = (int8_t)d->type;
 	/* should this CPU never take it, order 0's walk of kept slots finds
-	 * it (holes_kept0()) */
+	 * it (holes_kept0()); an mTHP range, an allocation that would fail
+	 * otherwise (xp_handed_cluster()) */
 	if (!o)
 		lrm_note_kept0(d);
 	sli_stats_m(d, conc)->handoffs++;
@@ -255,7 +267,8 @@ LR_INLINE uint64_t lrm_alloc_swap_scan_cluster(sl_device *d, int cpu, uint32_t c
 out:
 	lrm_relocate_cluster(d, c, conc);
 	sl_ci_unlock_m(conc, d, c);
-	*sli_cursor(d, cpu, order) = next; /* percpu or, rotational, global */
+	/* percpu or, rotational, global */
+	lrm_cursor_store(sli_cursor(d, cpu, order), next, conc);
 	/* 6.15+: the per-CPU cursor also names the device it points into */
 	if (d->set && (d->flags & SL_DEV_SOLIDSTATE))
 		d->set->pcp_si[cpu * SL_NR_ORDERS + order] = (int8_t)d->type;

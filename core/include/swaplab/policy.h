@@ -106,7 +106,9 @@ enum {
 /* SL_POL_KEEP_FULL0: the orders whose fast path such a policy builds with
  * LR_KEEP (lockrework_body.h) and so the orders lrm_handoff() serves:
  * order 0 (proposal-holes) and proposal-holes-first's 1..4 */
-#define SL_KEEP_HANDOFF_MAX_ORDER 4
+#ifndef SL_KEEP_HANDOFF_MAX_ORDER
+#define SL_KEEP_HANDOFF_MAX_ORDER 4 /* -DSL_KEEP_HANDOFF_MAX_ORDER=0: order 0 only */
+#endif
 /* SL_POL_KEEP_FULL0: kept while fewer slots than this are free in the
  * cluster, and while at least SL_KEEP0_MIN_FREE slots are free */
 #define SL_KEEP0_SLOTS 32u

@@ -491,6 +491,7 @@ typedef struct sl_bench_threads_result {
 	sl_lockstat locks[SL_NR_LOCK_CLASSES];
 	uint64_t alloc_ok[SL_NR_ORDERS];
 	uint64_t alloc_fail[SL_NR_ORDERS];
+	uint64_t handoffs, handoff_takes; /* SL_POL_KEEP_FULL0 (sl_dev_stats) */
 	uint64_t checks;
 	double fill;               /* at the end */
 	uint64_t map_hash;         /* FNV-1a 64 of the slot map at the end */

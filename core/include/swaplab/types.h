@@ -128,6 +128,8 @@ typedef struct sl_dev_stats {
 	uint64_t alloc_steal;                /* order-0 taken from a higher-order cluster */
 	uint64_t handoffs;                   /* freed ranges handed to the freeing CPU's cursor
 						(SL_POL_KEEP_FULL0: lrm_handoff()) */
+	uint64_t handoff_takes;              /* such ranges another allocation took before it
+						failed (xp_handed_cluster()) */
 	uint64_t freed_slots;
 	uint64_t full_reclaim_scans;
 	uint64_t discarded_clusters;         /* through the discard list */

@@ -86,6 +86,26 @@ uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag, uint32_t b
 #define XP_ADOPT_ALL (~0u)
 uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
 			       int conc);
+/* SL_POL_KEEP_FULL0 (proposal-holes-first revision 4): a range that
+ * lrm_handoff() gave to a CPU's cursor of order k (1..SL_KEEP_HANDOFF_MAX_ORDER)
+ * sits in a cluster on the full list, which no list search finds; should
+ * that CPU not allocate at order k again, it is stranded. Before an
+ * allocation of `order` on `cpu` fails, this looks at every CPU's cursors
+ * of those orders - not cpu's own of `order`, which its fast path has just
+ * tried - at most nr_cpus * SL_KEEP_HANDOFF_MAX_ORDER of them, each read
+ * once (the kernel's READ_ONCE() of another CPU's percpu offset) and only
+ * trusted under the cluster lock: a full cluster of the cursor's order
+ * with an aligned free range of 2^order slots. Returns that cluster,
+ * locked, with the range in *hole, or SL_NIL. The other CPU's cursor is
+ * left as it is: its fast path tests the cluster under the lock, as for
+ * any cursor whose cluster others filled. In the mode conc. */
+uint32_t xp_handed_cluster(sl_device *d, int cpu, int order, uint64_t *hole, int conc);
+/* The step for 0 < order <= SL_KEEP_HANDOFF_MAX_ORDER: such a range taken,
+ * as proposal-holes-first's rung takes a hole (a smaller order's cluster
+ * is adopted, a larger order's keeps its order; a cluster left with free
+ * slots goes where 6.18's free would have put it, nonfull[its order]), or
+ * 0. handoff_takes counts it. */
+uint64_t xp_take_handed(sl_device *d, int cpu, int order, int conc);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
 
