@@ -263,6 +263,18 @@ def test_phase_layouts_and_counters_per_phase(cli, env, machine, tmp_path):
     assert r["phases"][0]["vmstat"]["pswpout"] == 0
 
 
+def _kernel_and_model(cli, env, tmp_path, args, kernel_only):
+    """The kernel's result of `args` + `kernel_only`, and the model's of
+    `args`."""
+    _no_other_swap()
+    k, m = tmp_path / "k.json", tmp_path / "m.json"
+    p = cli("kernel", "run", *args, *kernel_only, "--json", str(k), env=env)
+    assert p.returncode == 0, p.stderr
+    p = cli("run", *args, "--json", str(m))
+    assert p.returncode == 0, p.stderr
+    return json.loads(k.read_text()), json.loads(m.read_text())
+
+
 @needs_reclaim
 def test_window_1_runs_the_stream_serially_and_agrees_with_the_model(cli, env, machine, tmp_path):
     """--window 1: one operation in flight at a time, as the model executes
@@ -270,15 +282,9 @@ def test_window_1_runs_the_stream_serially_and_agrees_with_the_model(cli, env, m
     the model within 5 % in 4K and 64K swap-outs; with the default window
     (two processes at once) the kernel swaps out 10-16 % fewer 4K pages
     (kernel-findings F17)."""
-    _no_other_swap()
     args = ["usemem", "--procs", "4", "--size", "8M", "--limit", "16M", "--reread", "1", "--mthp", "64K",
             "--seed", "1", "--swap-size", "256M", "--cpus", "2", "-q"]
-    k, m = tmp_path / "k.json", tmp_path / "m.json"
-    p = cli("kernel", "run", *args, "--window", "1", "--json", str(k), env=env)
-    assert p.returncode == 0, p.stderr
-    p = cli("run", *args, "--json", str(m))
-    assert p.returncode == 0, p.stderr
-    kr, mr = json.loads(k.read_text()), json.loads(m.read_text())
+    kr, mr = _kernel_and_model(cli, env, tmp_path, args, ["--window", "1"])
     assert kr["harness"]["window"] == 1
     for kb in ("4", "64"):
         assert abs(mr["sizes"][kb]["swpout"] - kr["sizes"][kb]["swpout"]) <= 0.05 * kr["sizes"][kb]["swpout"], kb
@@ -292,15 +298,9 @@ def test_stat_flush_keeps_the_statistics_current_and_pmbench_agrees_with_the_mod
     refault activations, scans and deactivations then agree with the
     model's (kernel-findings F28: 5118-5261 activated, model 5156; without
     the flush a run this short may never deactivate, F18)."""
-    _no_other_swap()
     args = ["pmbench", "--procs", "2", "--wss", "24M", "--limit", "32M", "--accesses", "40000", "--mthp", "none",
             "--swap-size", "256M", "--cpus", "2", "--seed", "1", "-q"]
-    k, m = tmp_path / "k.json", tmp_path / "m.json"
-    p = cli("kernel", "run", *args, "--stat-flush", "16", "--json", str(k), env=env)
-    assert p.returncode == 0, p.stderr
-    p = cli("run", *args, "--json", str(m))
-    assert p.returncode == 0, p.stderr
-    kr, mr = json.loads(k.read_text()), json.loads(m.read_text())
+    kr, mr = _kernel_and_model(cli, env, tmp_path, args, ["--stat-flush", "16"])
     assert kr["harness"]["stat_flush"] == 16 and kr["harness"]["stat_reads"] == 5012
     assert mr["reclaim"]["workingset_activate"] == 5156
     kw, mw = kr["reclaim"], mr["reclaim"]
