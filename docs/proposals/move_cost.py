@@ -9,14 +9,16 @@ that proposal-holes-first misses for contiguity or placement) with seeds
 (mean over the seeds, summed over the cells) the swap terms of the cost
 model: folios and pages swapped out and in, splits (fallbacks) and moves.
 They are priced with the uncalibrated defaults (sl_cost_default) and
-with the quiet calibration (docs/data/cost-calibration-6.18-quiet.json),
-where a move is one 4K page swapped in and out again. Deterministic.
+with the calibration in use (agree.DEFAULT_COST: the F28 fit,
+docs/data/cost-calibration-6.18-f28.json), where a move is one 4K page
+swapped in and out again. Deterministic.
 """
 import json
 import os
 import sys
 
 from swaplab import _core
+from swaplab.kernel.agree import DEFAULT_COST
 from swaplab.params import params_from_options
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -78,12 +80,12 @@ def main() -> int:
                     t[k] += v
         totals[pol] = {k: v / 5 for k, v in t.items()}
     unc = {k: v for k, v in _core.cost_default().items() if k != "name"}
-    with open(os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-quiet.json")) as f:
+    with open(os.path.join(ROOT, DEFAULT_COST)) as f:
         q = json.load(f)["sl_cost_model"]
     move = q["swpin_folio"] + q["swpin_page"] + q["swpout_folio"] + q["swpout_page"]
     priced = {}
-    for name, cost in (("uncalibrated", unc), ("quiet", dict(q, compact_move=move)),
-                       ("quiet, split 5 us", dict(q, compact_move=move, split=5000.0))):
+    for name, cost in (("uncalibrated", unc), ("calibrated", dict(q, compact_move=move)),
+                       ("calibrated, split 5 us", dict(q, compact_move=move, split=5000.0))):
         s = {p: round(seconds(totals[p], cost), 3) for p in POLICIES}
         saved = s[POLICIES[0]] - s[POLICIES[1]]
         moves = totals[POLICIES[1]]["moves"]

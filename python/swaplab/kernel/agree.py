@@ -2,7 +2,7 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-quiet.json] [--window N] [--stat-flush N]
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-f28.json] [--window N] [--stat-flush N]
         [--model-window W[,W...]] --json PATH
     python -m swaplab.kernel.agree --rescore STORED[,STORED...] [--cost FILE] [--model-window W[,W...]] --json PATH
 
