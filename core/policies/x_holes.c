@@ -162,11 +162,6 @@ LR_COLD uint64_t holes_take_handed0(sl_device *d, int cpu, const int conc)
 
 	if (c == SL_NIL)
 		return 0;
-	sli_stats_m(d, conc)->handoff_takes++;
-#ifdef XP_HANDED_COUNT_ONLY
-	sl_ci_unlock_m(conc, d, c);
-	return 0;
-#endif
 	return lrm_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, sli_cluster_offset(c)), 0,
 					   conc);
 }

@@ -134,6 +134,14 @@ LR_INLINE uint32_t xp_handed_cluster_m(sl_device *d, int cpu, int order, uint64_
 			const sl_cluster *ci = &d->ci[c];
 			sl_ci_lock_m(conc, d, c);
 			if (ci->flags == SL_CF_FULL && ci->order == k && (h = xp_find_hole(d, c, order))) {
+				sli_stats_m(d, conc)->handoff_takes++;
+#ifdef XP_HANDED_COUNT_ONLY
+				/* measurement build: count the allocations that fail
+				 * with such a range in reach, take nothing (revision 4
+				 * as it was) */
+				sl_ci_unlock_m(conc, d, c);
+				return SL_NIL;
+#endif
 				*hole = h;
 				return c;
 			}
@@ -159,13 +167,6 @@ LR_INLINE uint64_t xp_take_handed_m(sl_device *d, int cpu, int order, const int 
 	if (c == SL_NIL)
 		return 0;
 	sl_cluster *ci = &d->ci[c];
-	sli_stats_m(d, conc)->handoff_takes++;
-#ifdef XP_HANDED_COUNT_ONLY
-	/* measurement build: count the allocations that fail with such a
-	 * range in reach, take nothing (revision 4 as it was) */
-	sl_ci_unlock_m(conc, d, c);
-	return 0;
-#endif
 	if (ci->order <= order) {
 		/* its own order's, or a smaller order's cluster, adopted as the
 		 * rung adopts: alloc_swap_scan_cluster() allocates from the

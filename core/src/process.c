@@ -667,8 +667,9 @@ static uint32_t swc_read(sl_proc *p, int r, uint32_t pg, int ra)
 }
 
 /* A swap-cache folio leaves the swap cache and is freed (its slot stays
- * with the swap PTE, or is put by the caller). */
-static void swc_drop(sl_proc *p, uint32_t id)
+ * with the swap PTE, or is put by the caller); evicted: by reclaim, which
+ * leaves its shadow (folio_release_x()). */
+static void swc_drop(sl_proc *p, uint32_t id, int evicted)
 {
 	folio *f = &p->f[id];
 
@@ -676,7 +677,7 @@ static void swc_drop(sl_proc *p, uint32_t id)
 		p->rac[f->region][f->head] = 0;
 	p->swc[id] = 0;
 	p->swra[id] = 0;
-	folio_release(p, id);
+	folio_release_x(p, id, evicted);
 }
 
 /* swap_vma_readahead() - 6.18: every page of the window whose PTE is a swap
@@ -763,16 +764,12 @@ static uint32_t swc_reclaim(sl_proc *p, uint32_t id)
 		f->mapped = 0;
 		if (rg->data[f->head]) {
 			p->st.swpout[0]++;
-			if (p->hk)
-				proc_evicted(p, id);
-			swc_drop(p, id);
+			swc_drop(p, id, 1);
 			return 0;
 		}
 	}
 	p->st.swapcache_clean++;
-	if (p->hk)
-		proc_evicted(p, id);
-	swc_drop(p, id);
+	swc_drop(p, id, 1);
 	return 1;
 }
 
@@ -1044,7 +1041,7 @@ static __attribute__((noinline)) void swc_zap(sl_proc *p, int r, uint64_t first,
 		uint64_t pte = rg->pte[i];
 		uint32_t id = is_present(pte) ? (uint32_t)pte_val(pte) : 0;
 		if (p->rac[r][i]) {
-			swc_drop(p, p->rac[r][i]);
+			swc_drop(p, p->rac[r][i], 0);
 		} else if (id && p->swc[id]) {
 			SL_ASSERT(put);
 			put[nput++] = p->swc[id];

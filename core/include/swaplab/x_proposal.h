@@ -98,13 +98,15 @@ uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt,
  * with an aligned free range of 2^order slots. Returns that cluster,
  * locked, with the range in *hole, or SL_NIL. The other CPU's cursor is
  * left as it is: its fast path tests the cluster under the lock, as for
- * any cursor whose cluster others filled. In the mode conc. */
+ * any cursor whose cluster others filled. handoff_takes counts a cluster
+ * returned (built with -DXP_HANDED_COUNT_ONLY: counted, unlocked, and
+ * SL_NIL returned, revision 4 as it was). In the mode conc. */
 uint32_t xp_handed_cluster(sl_device *d, int cpu, int order, uint64_t *hole, int conc);
 /* The step for 0 < order <= SL_KEEP_HANDOFF_MAX_ORDER: such a range taken,
  * as proposal-holes-first's rung takes a hole (a smaller order's cluster
  * is adopted, a larger order's keeps its order; a cluster left with free
  * slots goes where 6.18's free would have put it, nonfull[its order]), or
- * 0. handoff_takes counts it. */
+ * 0. */
 uint64_t xp_take_handed(sl_device *d, int cpu, int order, int conc);
 /* mTHP orders below PMD on a block device. */
 int xp_other_orders_apply(const sl_device *d, int order);
