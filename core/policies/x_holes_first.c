@@ -99,7 +99,7 @@ LR_INLINE uint64_t hf_ladder_m(sl_device *d, int cpu, int order, const int conc)
 	 * (an order-0 cluster lends its hole and stays order 0's) */
 	if ((found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FRAG(order), order, 0, conc)))
 		return found;
-	if ((found = xp_other_orders_adopt(d, cpu, order, HF_ADOPT, HF_BUDGET, conc)))
+	if ((found = xp_other_orders_spare(d, cpu, order, HF_ADOPT, HF_BUDGET, conc)))
 		return found;
 	/* no hole within reach: split a free cluster */
 	if (!discard && (found = lrm_alloc_swap_scan_list(d, cpu, SL_LIST_FREE, order, 0, conc)))
@@ -115,6 +115,7 @@ LR_BUILD_BOTH(hf_ladder)
 /* folio_alloc_swap() - 6.18 (one device). */
 LR_INLINE uint64_t hf_alloc_m(sl_device *d, int cpu, int order, const int conc)
 {
+	xp_note_order(d, order);
 	if (hf_applies(d, order))
 		return lrm_folio_alloc_swap(d, cpu, order, LR_TABLE | LR_KEEP, LR_PICK(hf_ladder, conc), conc);
 	return HF_HOLES(conc)->alloc(d, cpu, order);
@@ -130,6 +131,7 @@ LR_BUILD_BOTH(hf_alloc_fast)
 
 LR_INLINE uint64_t hf_alloc_slow_m(sl_device *d, int cpu, int order, const int conc)
 {
+	xp_note_order(d, order);
 	if (hf_applies(d, order))
 		return lrm_swap_alloc_slow(d, cpu, order, LR_PICK(hf_ladder, conc), conc);
 	return HF_HOLES(conc)->alloc_slow(d, cpu, order);

@@ -8,27 +8,41 @@
 #include <string.h>
 #include "swaplab/x_proposal.h"
 
-/* The first aligned run of 2^order free slots in cluster c, or 0. */
-static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order)
+/* The first aligned run of 2^order free slots in cluster c, or 0. With
+ * spare_end, a run in the cluster's untouched end (every slot from it to
+ * the cluster's end free) does not count: the first run found there means
+ * no run elsewhere, as every later one lies in that end too. */
+static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order, int spare_end)
 {
 	uint32_t nr = 1u << order;
-	uint64_t start = sli_cluster_offset(c);
+	uint64_t start = sli_cluster_offset(c), end = start + SL_CLUSTER;
 
 	if (d->ci[c].count + nr > SL_CLUSTER)
 		return 0;
-	for (uint64_t off = start; off < start + SL_CLUSTER; off += nr)
+	for (uint64_t off = start; off < end; off += nr)
 		if (sli_range_free(d, off, nr))
-			return off;
+			return spare_end && sli_range_free(d, off, (uint32_t)(end - off)) ? 0 : off;
 	return 0;
+}
+
+/* Revision 5's test: may an mTHP folio of `order` take a hole in the
+ * untouched end of a cluster of order `lender`, with `nfree` clusters on
+ * the free list (read under the device lock at the rung's start)? */
+static int xp_end_lendable(const sl_device *d, int lender, int order, uint32_t nfree)
+{
+	int top = lender > order ? lender : order;
+	uint32_t seen = atomic_load_explicit(&d->orders_seen, memory_order_relaxed);
+
+	return nfree < XP_TAIL_FREE_LOW && (seen >> (top + 1)) != 0;
 }
 
 /* One isolated, locked cluster of another order, taken off `list`; it may
  * be adopted when bit ci->order of `adopt` is set. */
 LR_INLINE uint64_t xp_take_hole(sl_device *d, int cpu, uint32_t c, int list, int order, unsigned adopt,
-				const int conc)
+				int spare_end, const int conc)
 {
 	sl_cluster *ci = &d->ci[c];
-	uint64_t found = xp_find_hole(d, c, order);
+	uint64_t found = xp_find_hole(d, c, order, spare_end);
 
 	/* adopt only what its own order cannot use for itself: a smaller
 	 * order's cluster (an aligned hole of this size is room it has to
@@ -67,7 +81,7 @@ static int xp_visit_order(int order, int i)
 }
 
 LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
-				     const int conc)
+				     int spare, const int conc)
 {
 	uint32_t len[SL_NR_LISTS];
 
@@ -84,7 +98,9 @@ LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, unsigned 
 				uint32_t c = lrm_isolate_lock_cluster(d, list, conc);
 				if (c == SL_NIL)
 					break;
-				uint64_t found = xp_take_hole(d, cpu, c, list, order, adopt, conc);
+				int spare_end = spare && !xp_end_lendable(d, d->ci[c].order, order,
+									    len[SL_LIST_FREE]);
+				uint64_t found = xp_take_hole(d, cpu, c, list, order, adopt, spare_end, conc);
 				if (found)
 					return found;
 			}
@@ -104,8 +120,16 @@ uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt,
 			       int conc)
 {
 	if (conc)
-		return xp_other_orders_m(d, cpu, order, adopt, budget, 1);
-	return xp_other_orders_m(d, cpu, order, adopt, budget, 0);
+		return xp_other_orders_m(d, cpu, order, adopt, budget, 0, 1);
+	return xp_other_orders_m(d, cpu, order, adopt, budget, 0, 0);
+}
+
+uint64_t xp_other_orders_spare(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
+			       int conc)
+{
+	if (conc)
+		return xp_other_orders_m(d, cpu, order, adopt, budget, 1, 1);
+	return xp_other_orders_m(d, cpu, order, adopt, budget, 1, 0);
 }
 
 /* The cursor of another CPU, read once (x_proposal.h). */
@@ -133,7 +157,7 @@ LR_INLINE uint32_t xp_handed_cluster_m(sl_device *d, int cpu, int order, uint64_
 			uint32_t c = sli_cluster_of(off);
 			const sl_cluster *ci = &d->ci[c];
 			sl_ci_lock_m(conc, d, c);
-			if (ci->flags == SL_CF_FULL && ci->order == k && (h = xp_find_hole(d, c, order))) {
+			if (ci->flags == SL_CF_FULL && ci->order == k && (h = xp_find_hole(d, c, order, 0))) {
 				sli_stats_m(d, conc)->handoff_takes++;
 #ifdef XP_HANDED_COUNT_ONLY
 				/* measurement build: count the allocations that fail

@@ -436,3 +436,63 @@ TEST(holes_first_order0_and_smaller_folios_take_a_stranded_range_before_they_fai
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+/* Revision 5: cluster 0 holds 100 order-0 slots from CPU 0's cursor (1..100)
+ * and its untouched end 101..511; with `larger`, CPU 2 first swapped out a
+ * 128K folio (cluster 1). */
+static sl_device *order0_untouched_end(uint32_t slots, int larger)
+{
+	sl_device *d = t_device("proposal-holes-first", slots);
+
+	if (larger)
+		CHECK_EQ(sl_swap_alloc(d, 2, 5), 512);
+	ALLOC_N(d, 0, 0, 100);
+	CHECK_EQ(d->ci[0].count, 101);
+	return d;
+}
+
+TEST(holes_first_order4_spares_an_order0_clusters_untouched_end)
+{
+	/* six free clusters, and no order above 64K asked for: the 64K folio
+	 * splits a free cluster instead of taking 112..127 of cluster 0 */
+	sl_device *d = order0_untouched_end(3584, 0);
+	CHECK_LIST(d, SL_LIST_FREE, 1, 2, 3, 4, 5, 6);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 512);
+	CHECK_EQ(d->ci[0].count, 101);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_spares_the_end_without_a_larger_order_on_a_short_free_list)
+{
+	/* two free clusters, but no order above 64K: nobody needs them more */
+	sl_device *d = order0_untouched_end(1536, 0);
+	CHECK_LIST(d, SL_LIST_FREE, 1, 2);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 512);
+	CHECK_EQ(d->ci[0].count, 101);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_takes_the_end_when_free_clusters_run_short_for_a_larger_order)
+{
+	/* 128K asked for, and two free clusters left (fewer than 4): the end
+	 * is lent, the cluster stays order 0's */
+	sl_device *d = order0_untouched_end(2048, 1);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 112);
+	CHECK_EQ(d->ci[0].order, 0);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order4_spares_the_end_while_four_clusters_are_free)
+{
+	/* 128K asked for but five free clusters: spared */
+	sl_device *d = order0_untouched_end(3584, 1);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 1024);
+	CHECK_EQ(d->ci[0].count, 101);
+	sl_device_destroy(d);
+}

@@ -185,6 +185,10 @@ typedef struct sl_device {
 	 * slots (set on a keep under the cluster lock, cleared by the walk that
 	 * finds none); 0 for every other policy */
 	_Atomic uint32_t kept0;
+	/* proposal-holes-first revision 5: bit o set once a folio of order o
+	 * has asked this device for a slot (x_proposal.h xp_note_order());
+	 * 0 for every other policy */
+	_Atomic uint32_t orders_seen;
 	/* single-threaded counters (threads keep their own: locks.h) */
 	_Alignas(SL_CACHELINE) sl_dev_stats st;
 	uint64_t shadow_errors;   /* I7 violations seen at allocation time */

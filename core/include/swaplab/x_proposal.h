@@ -86,6 +86,25 @@ uint64_t xp_other_orders(sl_device *d, int cpu, int order, int retag, uint32_t b
 #define XP_ADOPT_ALL (~0u)
 uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
 			       int conc);
+/* The same, sparing the clusters' untouched ends (proposal-holes-first
+ * revision 5): a hole in the untouched end of another order's cluster
+ * (every slot from it to the cluster's end free) is taken only while fewer
+ * than XP_TAIL_FREE_LOW clusters are free and a folio of an order larger
+ * than both the cluster's and this one has asked the device for a slot
+ * (d->orders_seen): only then does the free cluster it saves have a taker
+ * that the cluster's own order is not. */
+#define XP_TAIL_FREE_LOW 4u
+uint64_t xp_other_orders_spare(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
+			       int conc);
+/* Record that a folio of `order` asked device d for a slot (revision 5):
+ * one relaxed load, and a store only the first time per order. */
+static inline void xp_note_order(sl_device *d, int order)
+{
+	uint32_t seen = atomic_load_explicit(&d->orders_seen, memory_order_relaxed);
+
+	if (!(seen & (1u << order)))
+		atomic_fetch_or_explicit(&d->orders_seen, 1u << order, memory_order_relaxed);
+}
 /* SL_POL_KEEP_FULL0 (proposal-holes-first revision 4): a range that
  * lrm_handoff() gave to a CPU's cursor of order k (1..SL_KEEP_HANDOFF_MAX_ORDER)
  * sits in a cluster on the full list, which no list search finds; should
