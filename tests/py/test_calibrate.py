@@ -530,6 +530,34 @@ def test_rescoring_f28s_repetitions_with_the_default_cost(tmp_path, capsys):
     assert all(not r.get("failed") for r in res["rows"])    # no OOM kill with current statistics
 
 
+def test_rescoring_ten_repetitions_with_mean_counts(tmp_path, capsys):
+    """kernel-findings F29: f28-f28e and f29-f29e (ten repetitions, the
+    statistics kept current) with `--counts mean`: the kernel's counts of
+    each setting and seed averaged over the ten, its system time the
+    quietest's. Counting only sizes of 100 folios or more, two processes at
+    once meets swpout in 15 of 18 settings and swap-ins in 15 (the
+    quietest of f28-f28c: 13 and 16); serially 9 and 11."""
+    from swaplab.kernel import agree as A
+    g = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-")
+    reps = [f"{g}f28{x}.json" for x in ("", "b", "c", "d", "e")] + [f"{g}f29{x}.json" for x in ("", "b", "c", "d", "e")]
+    out = tmp_path / "r.json"
+    assert A.main(["--rescore", ",".join(reps), "--counts", "mean", "--model-window", "0,1",
+                   "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 15 met\n"
+            "model window 1, sizes of 100 folios or more: of 18 settings, swpout 9, swpin 11 met\n") in err
+    res = json.loads(out.read_text())
+    assert res["counts"] == "mean"
+    row = next(r for r in res["rows"] if (r["workload"], r["size"], r["mthp"]) == ("usemem", "4x8M/16M", "all"))
+    assert all(r["repetitions"] == 10 for r in row["runs"])
+    s = row["model_windows"]["0"]["summary"]["sizes"]["4"]["swpout"]
+    assert s["model"] == 348 and s["kernel"] == pytest.approx(337.94)
+    assert A.main(["--rescore", ",".join(reps[:3]), "--model-window", "0,1", "--json", str(out)]) == 0
+    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 13, swpin 16 met\n"
+            in capsys.readouterr().err)
+    assert A.tally_large(json.loads(out.read_text()))["0"]["swpout"] == 13
+
+
 def _agreement(window, rows):
     return {"schema": "swaplab.reclaim-agreement/1", "window": window, "rows": rows}
 
@@ -579,6 +607,43 @@ def test_quietest_refuses_files_that_are_not_repetitions(tmp_path, capsys):
     out = tmp_path / "o.json"
     assert A.main(["--rescore", f"{pa},{pb}", "--json", str(out)]) == 2
     assert capsys.readouterr().err == f"agree: error: --rescore '{pb}' is not a swaplab.reclaim-agreement/1 file\n"
+    assert not out.exists()
+
+
+def test_quietest_with_mean_counts_keeps_the_quietest_time_and_averages_the_counts(tmp_path, capsys):
+    """--counts mean: per setting and seed the quietest run's system time,
+    but every per-size count the mean over the repetitions of that seed
+    that ran (a size missing from one counts 0 there); a seed failed in one
+    repetition is averaged over the others (kernel-findings F29)."""
+    from swaplab.kernel import agree as A
+    from swaplab.params import ParamError
+
+    def run(seed, sys_s, out4, out64=None):
+        sizes = {"4": {"swpout": out4, "swpin": 2 * out4}}
+        if out64 is not None:
+            sizes["64"] = {"swpout": out64, "swpin": out64, "fallback_pct": 1.0}
+        return {"seed": seed, "kernel": {"sizes": sizes, "sys": sys_s, "predicted": 0.1}}
+    a = _agreement(None, [{"workload": "usemem", "size": "4x8M/16M", "mthp": "64K",
+                           "failed": [{"seed": 2, "error": "oom"}], "runs": [run(1, 0.30, 10, 4), run(3, 0.20, 30)]}])
+    b = _agreement(None, [{"workload": "usemem", "size": "4x8M/16M", "mthp": "64K",
+                           "failed": [], "runs": [run(1, 0.25, 20), run(2, 0.40, 22), run(3, 0.21, 33, 2)]}])
+    q = A.quietest([a, b], ["a", "b"], "mean")
+    assert q["counts"] == "mean"
+    got = [(r["seed"], r["kernel"]["sys"], r["repetitions"], r["kernel"]["sizes"]) for r in q["rows"][0]["runs"]]
+    assert got == [(1, 0.25, 2, {"4": {"swpin": 30, "swpout": 15}, "64": {"fallback_pct": 0.5, "swpin": 2, "swpout": 2}}),
+                   (2, 0.40, 1, {"4": {"swpin": 44, "swpout": 22}}),
+                   (3, 0.20, 2, {"4": {"swpin": 63, "swpout": 31.5}, "64": {"fallback_pct": 0.5, "swpin": 1, "swpout": 1}})]
+    # the default is the quietest run whole, as before
+    assert A.quietest([a, b], ["a", "b"])["rows"][0]["runs"][0]["kernel"]["sizes"]["4"]["swpout"] == 20
+    with pytest.raises(ParamError, match=r"^--counts 'median' is not one of quietest, mean$"):
+        A.quietest([a, b], ["a", "b"], "median")
+    pa = tmp_path / "a.json"
+    pa.write_text(json.dumps(a))
+    out = tmp_path / "o.json"
+    assert A.main(["--rescore", str(pa), "--counts", "mean", "--json", str(out)]) == 2
+    assert capsys.readouterr().err == "agree: error: --counts mean needs several --rescore files (repetitions)\n"
+    assert A.main(["--rescore", f"{pa},{pa}", "--counts", "x", "--json", str(out)]) == 2
+    assert capsys.readouterr().err == "agree: error: --counts 'x' is not one of quietest, mean\n"
     assert not out.exists()
 
 

@@ -4,7 +4,8 @@ docs/kernel-findings.md F10).
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
         [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-f28.json] [--window N] [--stat-flush N]
         [--model-window W[,W...]] --json PATH
-    python -m swaplab.kernel.agree --rescore STORED[,STORED...] [--cost FILE] [--model-window W[,W...]] --json PATH
+    python -m swaplab.kernel.agree --rescore STORED[,STORED...] [--counts quietest|mean] [--cost FILE]
+        [--model-window W[,W...]] --json PATH
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
@@ -27,7 +28,10 @@ model runs again for every stored seed, and its counts and prediction are
 compared with the stored kernel's counts and measured system time
 (docs/cost-calibration.md). Several files of the same settings are
 repetitions of one experiment: for each setting and seed the run with the
-least system time stands for them (`quietest()`; kernel-findings F25).
+least system time stands for them (`quietest()`; kernel-findings F25);
+with `--counts mean` its counts are the means over the repetitions, its
+system time still the quietest's (kernel-findings F29: where the kernel's
+counts vary from run to run, the quietest run is a draw from them).
 
 Both modes end by printing, per model window, how many settings meet each
 target (`tally()`; kernel-findings F24 compares the windows with it).
@@ -172,6 +176,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rescore", metavar="STORED",
                     help="no kernel: re-score a stored agreement file against the model with --cost; "
                          "a comma list: repetitions, each setting and seed's quietest run")
+    ap.add_argument("--counts", default="quietest",
+                    help="with several --rescore files, the kernel's counts of each setting and seed: "
+                         "quietest (the quietest run's, default) or mean (the mean over every "
+                         "repetition; the system time stays the quietest's; kernel-findings F29)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     try:
@@ -184,8 +192,12 @@ def main(argv=None) -> int:
             paths = a.rescore.split(",")
             check_outputs([("--json", a.json)], [("--rescore", p) for p in paths] + [("--cost", a.cost)])
             stored = [load_json_file(p, "--rescore") for p in paths]
+            if a.counts not in COUNTS:
+                raise ParamError(f"--counts '{a.counts}' is not one of {', '.join(COUNTS)}")
             if len(stored) > 1:
-                stored = [quietest(stored, paths)]
+                stored = [quietest(stored, paths, a.counts)]
+            elif a.counts != "quietest":
+                raise ParamError("--counts mean needs several --rescore files (repetitions)")
             out = rescore(stored[0], cost_from_calibration(a.cost), a.rescore, mwins)
         except ParamError as e:
             sys.stderr.write(f"agree: error: {e}\n")
@@ -193,6 +205,8 @@ def main(argv=None) -> int:
         for row in out["rows"]:
             if "summary" in row:
                 print(line(row), file=sys.stderr)
+        for ln in tally_large_lines(out):
+            print(ln, file=sys.stderr)
         n, tot = sys_within(out)
         print(f"system time within 15 %: {n} of {tot} settings", file=sys.stderr)
         for ln in tally_lines(out):
@@ -240,7 +254,7 @@ def main(argv=None) -> int:
         return 128 + e.signo
     res = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
            "stat_flush": stat_flush or None, "model_windows": mwins, "rows": rows}
-    for ln in tally_lines(res):
+    for ln in tally_large_lines(res) + tally_lines(res):
         print(ln, file=sys.stderr)
     write_json(a.json, res)
     return 0
@@ -304,21 +318,52 @@ def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = Non
             mres = [model_runs(w, opts, mthp, seed, cost, windows) for seed in seeds]
             kres = [{"sizes": r["kernel"]["sizes"], "time": {"sys_seconds": r["kernel"]["sys"]},
                      "cost": {"predicted_sys_seconds": None}} for r in row["runs"]]
-            rows.append(agreement_row(w, size_label, mlabel, seeds, mres, kres, row.get("failed", []), windows))
+            new = agreement_row(w, size_label, mlabel, seeds, mres, kres, row.get("failed", []), windows)
+            for run, src in zip(new["runs"], row["runs"]):
+                if "repetitions" in src:
+                    # --counts mean: the kernel's counts are the means of so many runs
+                    run["repetitions"] = src["repetitions"]
+            rows.append(new)
     except (KeyError, TypeError) as e:
         raise ParamError(f"--rescore '{path}': a row lacks {e}") from None
-    return {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": stored.get("window"),
-            "model_windows": windows, "rescored_from": path, "rows": rows}
+    out = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": stored.get("window"),
+           "model_windows": windows, "rescored_from": path, "rows": rows}
+    if "counts" in stored:
+        out["counts"] = stored["counts"]
+    return out
 
 
-def quietest(stored: list, paths: list) -> dict:
+COUNTS = ("quietest", "mean")
+
+
+def mean_sizes(runs: list) -> dict:
+    """The per-size counts of several kernel runs of one setting and seed,
+    averaged: every numeric field of every size any of them has (a size a
+    run lacks counts 0 there)."""
+    out: dict = {}
+    for kb in sorted({kb for r in runs for kb in r["kernel"]["sizes"]}, key=int):
+        fields = sorted({f for r in runs for f, v in r["kernel"]["sizes"].get(kb, {}).items()
+                         if isinstance(v, (int, float))})
+        out[kb] = {f: statistics.mean(r["kernel"]["sizes"].get(kb, {}).get(f, 0) for r in runs) for f in fields}
+    return out
+
+
+def quietest(stored: list, paths: list, counts: str = "quietest") -> dict:
     """Stored agreement files that repeat one experiment (the same settings
     and seeds, each a full kernel run): one file in the same form whose run
     of each setting and seed is the repetition with the least system time.
     System time on this VM only grows with what else the host runs
     (kernel-findings F25), so the least of several repetitions is the
     closest to the workload's own cost, as for the calibration's
-    experiments. A seed that failed in every repetition stays failed."""
+    experiments. A seed that failed in every repetition stays failed.
+    With `counts` "mean" the run keeps the quietest's system time but its
+    per-size counts are the means over every repetition of that seed that
+    ran (`repetitions`): the counts do not depend on the host's load, and
+    where two CPUs make the kernel's counts vary from run to run (several
+    kinds of run for one seed), the quietest is a draw from them
+    (kernel-findings F29)."""
+    if counts not in COUNTS:
+        raise ParamError(f"--counts '{counts}' is not one of {', '.join(COUNTS)}")
     rows: dict = {}
     for st, path in zip(stored, paths):
         if not isinstance(st, dict) or st.get("schema") != "swaplab.reclaim-agreement/1":
@@ -340,19 +385,23 @@ def quietest(stored: list, paths: list) -> dict:
                     best = slot["runs"].get(sd)
                     if best is None or run["kernel"]["sys"] < best["kernel"]["sys"]:
                         slot["runs"][sd] = dict(run, seed=sd)
+                    slot.setdefault("all", {}).setdefault(sd, []).append(run)
                 slot["failed"].update(failed)
         except (KeyError, TypeError) as e:
             raise ParamError(f"--rescore '{path}': a row lacks {e}") from None
     out = []
     for (w, size, mlabel), slot in rows.items():
         runs = [slot["runs"][sd] for sd in sorted(slot["runs"])]
+        if counts == "mean":
+            runs = [dict(r, kernel=dict(r["kernel"], sizes=mean_sizes(slot["all"][r["seed"]])),
+                         repetitions=len(slot["all"][r["seed"]])) for r in runs]
         failed = [slot["failed"][sd] for sd in sorted(slot["failed"]) if sd not in slot["runs"]]
         row = {"workload": w, "size": size, "mthp": mlabel, "failed": failed}
         if runs:
             row["runs"] = runs
         out.append(row)
     return {"schema": "swaplab.reclaim-agreement/1", "window": stored[0].get("window"),
-            "quietest_of": list(paths), "rows": out}
+            "quietest_of": list(paths), "counts": counts, "rows": out}
 
 
 TARGETS = ("swpout", "fallback", "swpin", "sys")
@@ -376,6 +425,28 @@ def tally_lines(res: dict) -> list:
     return [f"model window {w}: of {t['settings']} settings, " +
             ", ".join(f"{k} {t[k]}" for k in TARGETS) + " met"
             for w, t in tally(res).items()]
+
+
+def tally_large(res: dict, min_folios: int = 100) -> dict:
+    """Per model window, how many settings meet the swpout and swap-in
+    targets counting only the sizes the kernel swaps out (in) at least
+    `min_folios` folios of, on the seeds' mean: where a size is a few
+    folios, one folio is 5-30 % (kernel-findings F19, F28, F29)."""
+    out = {}
+    for row in res["rows"]:
+        for w, per in row.get("model_windows", {}).items():
+            t = out.setdefault(w, {"settings": 0, "swpout": 0, "swpin": 0})
+            t["settings"] += 1
+            for what, lim in (("swpout", 0.05), ("swpin", 0.10)):
+                big = [r[what] for r in per["summary"]["sizes"].values() if r[what]["kernel"] >= min_folios]
+                t[what] += all(x["rel"] is not None and abs(x["rel"]) <= lim for x in big)
+    return out
+
+
+def tally_large_lines(res: dict, min_folios: int = 100) -> list:
+    """tally_large() as one line per model window."""
+    return [f"model window {w}, sizes of {min_folios} folios or more: of {t['settings']} settings, "
+            f"swpout {t['swpout']}, swpin {t['swpin']} met" for w, t in tally_large(res, min_folios).items()]
 
 
 def sys_within(res: dict) -> tuple[int, int]:
