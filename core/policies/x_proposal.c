@@ -26,14 +26,13 @@ static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order, int spar
 }
 
 /* Revision 5's test: may an mTHP folio of `order` take a hole in the
- * untouched end of a cluster of order `lender`, with `nfree` clusters on
- * the free list (read under the device lock at the rung's start)? */
-static int xp_end_lendable(const sl_device *d, int lender, int order, uint32_t nfree)
+ * untouched end of another order's cluster, with `nfree` clusters on the
+ * free list (read under the device lock at the rung's start)? */
+static int xp_end_lendable(const sl_device *d, int order, uint32_t nfree)
 {
-	int top = lender > order ? lender : order;
 	uint32_t seen = atomic_load_explicit(&d->orders_seen, memory_order_relaxed);
 
-	return nfree < XP_TAIL_FREE_LOW && (seen >> (top + 1)) != 0;
+	return nfree < XP_TAIL_FREE_LOW && (seen >> (order + 1)) != 0;
 }
 
 /* One isolated, locked cluster of another order, taken off `list`; it may
@@ -84,11 +83,13 @@ LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, unsigned 
 				     int spare, const int conc)
 {
 	uint32_t len[SL_NR_LISTS];
+	int spare_end;
 
 	/* every list visited at most once per cluster it held at the start */
 	sl_dev_lock_m(conc, d);
 	memcpy(len, d->list_len, sizeof(len));
 	sl_dev_unlock_m(conc, d);
+	spare_end = spare && !xp_end_lendable(d, order, len[SL_LIST_FREE]);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < SL_PMD_ORDER; i++) {
 			int o = xp_visit_order(order, i);
@@ -98,8 +99,6 @@ LR_INLINE uint64_t xp_other_orders_m(sl_device *d, int cpu, int order, unsigned 
 				uint32_t c = lrm_isolate_lock_cluster(d, list, conc);
 				if (c == SL_NIL)
 					break;
-				int spare_end = spare && !xp_end_lendable(d, d->ci[c].order, order,
-									    len[SL_LIST_FREE]);
 				uint64_t found = xp_take_hole(d, cpu, c, list, order, adopt, spare_end, conc);
 				if (found)
 					return found;

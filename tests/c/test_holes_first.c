@@ -496,3 +496,23 @@ TEST(holes_first_order4_spares_the_end_while_four_clusters_are_free)
 	CHECK_EQ(d->ci[0].count, 101);
 	sl_device_destroy(d);
 }
+
+TEST(holes_first_order4_takes_a_larger_orders_end_when_free_clusters_run_short)
+{
+	/* 256K, the largest order asked for, in cluster 1 (cluster 0 holds
+	 * the header); two free clusters left: a 64K folio takes the end of
+	 * the 256K cluster, which keeps its order, and the free list keeps
+	 * its two. (Lending only where an order larger than the cluster's is
+	 * in use too, as first measured, spares that end and takes the end
+	 * of the header's order-0 cluster, at 16.) */
+	sl_device *d = t_device("proposal-holes-first", 2048);
+
+	CHECK_EQ(sl_swap_alloc(d, 2, 6), 512);
+	CHECK_EQ(d->ci[1].order, 6);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 576);
+	CHECK_EQ(d->ci[1].order, 6);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}

@@ -90,9 +90,8 @@ uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt,
  * revision 5): a hole in the untouched end of another order's cluster
  * (every slot from it to the cluster's end free) is taken only while fewer
  * than XP_TAIL_FREE_LOW clusters are free and a folio of an order larger
- * than both the cluster's and this one has asked the device for a slot
- * (d->orders_seen): only then does the free cluster it saves have a taker
- * that the cluster's own order is not. */
+ * than this one has asked the device for a slot (d->orders_seen): only
+ * then does the free cluster it saves have a taker. */
 #define XP_TAIL_FREE_LOW 4u
 uint64_t xp_other_orders_spare(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
 			       int conc);
