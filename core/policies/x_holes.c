@@ -75,12 +75,40 @@ static uint64_t holes_start0(const sl_device *d, uint32_t c, uint64_t off)
 	return off;
 }
 
-/* swap_alloc_fast() for order 0 - 6.18 but for the starting slot. */
+/* SL_POL_KEEP_FULL0 (proposal-holes-first revision 5): the slot a free
+ * handed to this CPU's cursor (lrm_handoff()), free, in locked order-0
+ * cluster c, taken alone: the cluster stays on its list - the full list,
+ * nonfull[0] or frag[0] - unless the slot fills it (then to the full
+ * list), and the cursor is left idle, so that this CPU's next free can
+ * hand its slot over again. alloc_swap_scan_cluster() would move a
+ * cluster left with free slots to frag[0] (a device-lock round) and keep
+ * the cursor in it. Drops the cluster lock. */
+LR_INLINE uint64_t holes_take_handed_alone(sl_device *d, int cpu, uint32_t c, uint64_t off,
+					   const int conc)
+{
+	lrm_cluster_alloc_range(d, c, off, 0, conc);
+	if (d->ci[c].count == SL_CLUSTER)
+		lrm_relocate_cluster(d, c, conc);
+	sl_ci_unlock_m(conc, d, c);
+	lrm_cursor_store(sli_cursor(d, cpu, 0), 0, conc);
+	if (d->set)
+		d->set->pcp_si[cpu * SL_NR_ORDERS] = (int8_t)d->type;
+	sli_stats_m(d, conc)->alloc_fast[0]++;
+	return off;
+}
+
+/* swap_alloc_fast() for order 0 - 6.18 but for the starting slot, and
+ * a slot handed over by this CPU's free taken alone. */
 LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
 {
 	uint64_t off = *sli_cursor(d, cpu, 0);
+	/* the mark of a hand-off, looked at once (always 0 for a policy
+	 * without SL_POL_KEEP_FULL0, as proposal-holes) */
+	uint64_t *mark = sli_handed0(d, cpu), handed = *mark;
 	uint32_t c;
 
+	if (handed)
+		*mark = 0;
 	if (!off)
 		return 0;
 	c = sli_cluster_of(off);
@@ -91,6 +119,11 @@ LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
 		sl_ci_unlock_m(conc, d, c);
 		return 0;
 	}
+	/* the handed slot, unless another CPU's scan took it meanwhile, in a
+	 * cluster still on the full list or still nearly full */
+	if (handed == off && d->ci[c].order == 0 && sli_range_free(d, off, 1) &&
+	    (d->ci[c].flags == SL_CF_FULL || d->ci[c].count >= SL_CLUSTER - SL_HANDOFF0_SLOTS))
+		return holes_take_handed_alone(d, cpu, c, off, conc);
 	off = lrm_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, off), 0, conc);
 	if (off)
 		sli_stats_m(d, conc)->alloc_fast[0]++;
