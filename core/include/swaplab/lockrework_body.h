@@ -136,23 +136,35 @@ LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
  * with at most SL_HANDOFF0_SLOTS free slots (it stays on its list: no
  * move either), and the slot is marked (sli_handed0()) so that the fast
  * path takes it alone. Returns 1 when it handed the range over. */
+/* Revision 5's order-0 conditions: one slot freed, on a device whose
+ * order-0 fast path is holes_alloc_fast0() (a solid-state block device
+ * without discard). A range of an mTHP folio that borrowed an order-0
+ * cluster's hole goes to the cursor unmarked, as in revision 4: the fast
+ * path scans on from its first slot through the others. */
+LR_INLINE int lrm_handoff0_marked(const sl_device *d, uint32_t nr)
+{
+	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return SL_HANDOFF0_SLOTS && nr == 1 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+}
+
 LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint32_t nr,
 			    const int conc)
 {
 	const sl_cluster *ci = &d->ci[c];
 	const int o = ci->order;
-	const unsigned need0 = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-	/* revision 5: one slot freed, on a device whose order-0 fast path is
-	 * holes_alloc_fast0() (a range of an mTHP folio that borrowed an
-	 * order-0 cluster's hole goes to the cursor as in revision 4: the
-	 * fast path scans on from its first slot through the others) */
-	const int mark = SL_HANDOFF0_SLOTS && !o && nr == 1 &&
-			 (d->flags & (need0 | SL_DEV_DISCARD)) == need0;
-	const int listed = mark && (ci->flags == SL_CF_NONFULL || ci->flags == SL_CF_FRAG) &&
-			   ci->count >= SL_CLUSTER - SL_HANDOFF0_SLOTS;
+	int listed = 0;
 
-	if (cpu < 0 || (ci->flags != SL_CF_FULL && !listed) || o > SL_KEEP_HANDOFF_MAX_ORDER ||
-	    nr < (1u << o) ||
+	if (ci->flags != SL_CF_FULL) {
+		/* revision 5: an order-0 cluster on nonfull[0] or frag[0] left
+		 * with at most SL_HANDOFF0_SLOTS free slots */
+		if (ci->count < SL_CLUSTER - SL_HANDOFF0_SLOTS || o ||
+		    (ci->flags != SL_CF_NONFULL && ci->flags != SL_CF_FRAG) ||
+		    !lrm_handoff0_marked(d, nr) || cpu < 0 || *sli_cursor(d, cpu, 0))
+			return 0;
+		listed = 1;
+	}
+	if (cpu < 0 || o > SL_KEEP_HANDOFF_MAX_ORDER || nr < (1u << o) ||
 	    (off & ((UINT64_C(1) << o) - 1)) || !(d->flags & SL_DEV_SOLIDSTATE))
 		return 0;
 	/* an mTHP order only where the policy's own fast path (LR_KEEP)
@@ -170,7 +182,7 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 			return 0;
 	}
 	lrm_cursor_store(cur, off, conc);
-	if (mark)
+	if (!o && (listed || lrm_handoff0_marked(d, nr)))
 		*sli_handed0(d, cpu) = off; /* this CPU's own: a plain store */
 	if (d->set)
 		d->set->pcp_si[cpu * SL_NR_ORDERS + o] = (int8_t)d->type;
