@@ -75,15 +75,34 @@ static uint64_t holes_start0(const sl_device *d, uint32_t c, uint64_t off)
 	return off;
 }
 
-/* swap_alloc_fast() for order 0 - 6.18 but for the starting slot. */
-LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
+/* SL_POL_KEEP_FULL0 (proposal-holes-first revision 6): the slot a free
+ * handed to this CPU's cursor (lrm_handoff()), free, in locked order-0
+ * cluster c, taken alone: the cluster stays on its list - the full list,
+ * nonfull[0] or frag[0] - unless the slot fills it (then to the full
+ * list), and the cursor is left idle, so that this CPU's next free can
+ * hand its slot over again. alloc_swap_scan_cluster() would move a
+ * cluster left with free slots to frag[0] (a device-lock round) and keep
+ * the cursor in it. Drops the cluster lock. */
+LR_INLINE uint64_t holes_take_handed_alone(sl_device *d, int cpu, uint32_t c, uint64_t off,
+					   const int conc)
 {
-	uint64_t off = *sli_cursor(d, cpu, 0);
-	uint32_t c;
+	lrm_cluster_alloc_range(d, c, off, 0, conc);
+	if (d->ci[c].count == SL_CLUSTER)
+		lrm_relocate_cluster(d, c, conc);
+	sl_ci_unlock_m(conc, d, c);
+	lrm_cursor_store(sli_cursor(d, cpu, 0), 0, conc);
+	if (d->set)
+		d->set->pcp_si[cpu * SL_NR_ORDERS] = (int8_t)d->type;
+	sli_stats_m(d, conc)->alloc_fast[0]++;
+	return off;
+}
 
-	if (!off)
-		return 0;
-	c = sli_cluster_of(off);
+/* swap_alloc_fast()'s step for order 0 from this CPU's cursor `off` - 6.18
+ * but for the starting slot. */
+LR_INLINE uint64_t holes_fast0_scan(sl_device *d, int cpu, uint64_t off, const int conc)
+{
+	uint32_t c = sli_cluster_of(off);
+
 	sl_ci_lock_m(conc, d, c);
 	/* LR_KEEP: proposal-holes-first's kept slots and hand-offs (here
 	 * proposal-holes has neither, so it changes nothing for it) */
@@ -95,6 +114,47 @@ LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
 	if (off)
 		sli_stats_m(d, conc)->alloc_fast[0]++;
 	return off;
+}
+
+/* SL_POL_KEEP_FULL0 (revision 6): the fast path with the mark of a
+ * hand-off set (sli_handed0()): the mark is cleared, and the slot taken
+ * alone when the cursor still names it, it is free and its cluster is
+ * still on the full list or nearly full. Returns 0 otherwise (another CPU
+ * took the slot, or more frees came): the scan follows as without a mark.
+ * Out of line, so that the fast path without a mark - every allocation of
+ * a policy without hand-offs - stays as it was. */
+static __attribute__((noinline)) uint64_t holes_fast0_handed(sl_device *d, int cpu, uint64_t off,
+							     const int conc)
+{
+	uint64_t *mark = sli_handed0(d, cpu), handed = *mark;
+	uint32_t c = sli_cluster_of(off);
+	const sl_cluster *ci = &d->ci[c];
+
+	*mark = 0;
+	if (handed != off)
+		return 0;
+	sl_ci_lock_m(conc, d, c);
+	if (lrm_cluster_is_usable(ci, 0, LR_TABLE | LR_KEEP) && ci->order == 0 &&
+	    sli_range_free(d, off, 1) &&
+	    (ci->flags == SL_CF_FULL || ci->count >= SL_CLUSTER - SL_HANDOFF0_SLOTS))
+		return holes_take_handed_alone(d, cpu, c, off, conc);
+	sl_ci_unlock_m(conc, d, c);
+	return 0;
+}
+
+/* swap_alloc_fast() for order 0: a slot this CPU's free handed over taken
+ * alone, or the scan from this CPU's cursor. */
+LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
+{
+	uint64_t *cur = sli_cursor(d, cpu, 0), off = *cur, got;
+
+	if (!off)
+		return 0;
+	/* the mark, sli_handed0(): the same CPU row (a solid-state device) */
+	SL_ASSERT(cur + SL_NR_ORDERS == sli_handed0(d, cpu));
+	if (cur[SL_NR_ORDERS] && (got = holes_fast0_handed(d, cpu, off, conc)))
+		return got;
+	return holes_fast0_scan(d, cpu, off, conc);
 }
 
 /* The order-0 steal of cluster_alloc_swap_entry() - 6.18's lists and order

@@ -45,6 +45,16 @@
  * (x_proposal.c xp_handed_cluster(): every CPU's cursors of orders 1..4,
  * each tested under its cluster's lock).
  *
+ * Revision 6 (lrm_handoff(), x_holes.c holes_alloc_fast0()): an order-0
+ * free also hands its slot to the CPU's idle cursor when it leaves an
+ * order-0 cluster on nonfull[0] or frag[0] with at most SL_HANDOFF0_SLOTS
+ * (8) free slots, and the fast path takes a handed slot alone - no list
+ * move unless it fills the cluster, the cursor idle afterwards. Without
+ * it the free slots left outside free clusters after a fill sit one or
+ * two a cluster on nonfull[0], every free that lands there sends the
+ * next allocation down the ladder (isolate, relocate), and with several
+ * CPUs at high fill most pairs took si->lock (0.8 a pair at 4 CPUs).
+ *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes-first.md).
  * In mm/swapfile.c terms: for 0 < order <= 4 on a block device,
  * cluster_alloc_swap_entry() scans frag_clusters[order] and then the rung

@@ -516,3 +516,136 @@ TEST(holes_first_order4_takes_a_larger_orders_end_when_free_clusters_run_short)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+/* Revision 6 (lrm_handoff(), holes_alloc_fast0()): an order-0 free also
+ * hands its slot to the CPU's idle cursor in a cluster still on nonfull[0]
+ * or frag[0], when at most SL_HANDOFF0_SLOTS (8) slots are then free
+ * there, and the CPU's fast path takes a handed slot alone: the cluster
+ * stays on its list and the cursor idle. Revision 4 left such a free to
+ * partial_free_cluster() (frag[0] -> nonfull[0]) and the allocation to the
+ * ladder (isolate nonfull[0]'s head, relocate it: two device-lock rounds),
+ * which at high fill is most pairs of a many-CPU order-0 churn. 64 MiB
+ * (revision 3's keep is off). */
+TEST(holes_first_hands_a_slot_freed_in_a_nearly_full_listed_cluster_and_takes_it_alone)
+{
+	sl_device *d = order0_full_cluster("proposal-holes-first", 16384);
+
+	/* CPU 3's cursor is busy: its free moves cluster 0 to nonfull[0] */
+	T_BUSY_CURSOR(d, 3, 0);
+	sl_swap_put(d, 3, 100, 1);
+	CHECK_LIST(d, NF(0), 0);
+	/* CPU 0's is idle (it filled cluster 0): its free leaves 2 slots free,
+	 * the slot is handed over and the cluster stays on nonfull[0] */
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	sl_swap_put(d, 0, 200, 1);
+	CHECK_EQ(d->st.handoffs, 1);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 200);
+	CHECK_EQ(*sli_handed0(d, 0), 200);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(atomic_load(&d->kept0), 0); /* on a list: any search finds it */
+	CHECK_INVARIANTS(d);
+	/* CPU 0 takes it back on its fast path (revision 4: the ladder, and
+	 * nonfull[0]'s first free slot, 100); nothing moves, the cursor is
+	 * idle again */
+	uint64_t fast = d->st.alloc_fast[0];
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 200);
+	CHECK_EQ(d->st.alloc_fast[0], fast + 1);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(d->ci[0].count, 511);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	CHECK_EQ(*sli_handed0(d, 0), 0);
+	CHECK_INVARIANTS(d);
+	/* so the next free goes the same way */
+	sl_swap_put(d, 0, 300, 1);
+	CHECK_EQ(d->st.handoffs, 2);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 300);
+	CHECK_LIST(d, NF(0), 0);
+	/* a take that fills the cluster moves it to the full list */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 100);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	sl_swap_put(d, 3, 100, 1);
+	sl_swap_put(d, 3, 101, 1);
+	CHECK_LIST(d, NF(0), 0);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 100); /* CPU 1 scans on: busy at 101 */
+	CHECK_LIST(d, FR(0), 0);
+	CHECK_EQ(*sli_cursor(d, 1, 0), 101);
+	/* frag[0] too: CPU 0's free is handed over, no move to nonfull[0] */
+	sl_swap_put(d, 0, 400, 1);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 400);
+	CHECK_LIST(d, FR(0), 0);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 400);
+	CHECK_LIST(d, FR(0), 0);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 101);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_hands_over_no_slot_of_a_listed_cluster_with_more_free)
+{
+	/* 8 slots free already: CPU 0's free leaves 9 - revision 4's way */
+	sl_device *d = order0_full_cluster("proposal-holes-first", 16384);
+	T_BUSY_CURSOR(d, 3, 0);
+	for (uint64_t s = 100; s < 108; s++)
+		sl_swap_put(d, 3, s, 1);
+	CHECK_LIST(d, NF(0), 0);
+	sl_swap_put(d, 0, 200, 1);
+	CHECK_EQ(d->st.handoffs, 0);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 100); /* nonfull[0]'s first */
+	CHECK_LIST(d, FR(0), 0);
+	sl_device_destroy(d);
+	/* a handed slot another CPU took meanwhile: the cursor scans on as in
+	 * revision 4 (here to the cluster's end, then the ladder) */
+	d = order0_full_cluster("proposal-holes-first", 16384);
+	T_BUSY_CURSOR(d, 3, 0);
+	sl_swap_put(d, 3, 100, 1);
+	sl_swap_put(d, 0, 200, 1);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 200);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 100);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 200);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	uint64_t off = sl_swap_alloc(d, 0, 0);
+	CHECK(off >= 512);
+	CHECK_EQ(*sli_handed0(d, 0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+	/* a 16K folio's range in an order-0 cluster: revision 4's hand-off,
+	 * unmarked, and the fast path scans on through its slots */
+	d = order0_full_cluster("proposal-holes-first", 16384);
+	T_BUSY_CURSOR(d, 3, 0);
+	for (uint64_t s = 100; s < 104; s++)
+		sl_swap_put(d, 3, s, 1);
+	CHECK_EQ(sl_swap_alloc(d, 1, 2), 100); /* the order-0 cluster lends it */
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	sl_swap_put(d, 0, 100, 4);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 100);
+	CHECK_EQ(*sli_handed0(d, 0), 0);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 100);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 101);
+	CHECK_LIST(d, FR(0), 0);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+/* 256 MiB (revision 3 keeps): a handed slot in a full cluster that also
+ * holds a kept slot is taken alone, and the cluster stays on the full
+ * list with its kept slot; revision 4 moved it to frag[0] and left the
+ * cursor in it. */
+TEST(holes_first_takes_a_handed_slot_alone_beside_kept_slots)
+{
+	sl_device *d = order0_full_cluster("proposal-holes-first", 65536);
+
+	T_BUSY_CURSOR(d, 3, 0);
+	sl_swap_put(d, 3, 100, 1); /* kept */
+	sl_swap_put(d, 0, 200, 1); /* handed */
+	CHECK_EQ(*sli_cursor(d, 0, 0), 200);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_EQ(sl_swap_alloc(d, 0, 0), 200);
+	CHECK_LIST(d, SL_LIST_FULL, 0);
+	CHECK_EQ(d->ci[0].count, 511);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	CHECK_EQ(atomic_load(&d->kept0), 1);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}

@@ -32,6 +32,17 @@ static inline __attribute__((always_inline)) uint64_t *sli_cursor(sl_device *d, 
 	return &d->cursor[row * SL_CURSOR_STRIDE + order];
 }
 
+/* SL_POL_KEEP_FULL0 (revision 6): the order-0 slot lrm_handoff() last
+ * gave this CPU's cursor and its fast path has not yet looked at, or 0 -
+ * the spare entry SL_NR_ORDERS of the CPU's cursor row (the kernel would
+ * add it to percpu_swap_cluster). Only that CPU reads or writes it: its
+ * frees and its allocations. Solid-state devices only. */
+_Static_assert(SL_NR_ORDERS < SL_CURSOR_STRIDE, "the cursor row has room for the hand-off mark");
+static inline __attribute__((always_inline)) uint64_t *sli_handed0(sl_device *d, int cpu)
+{
+	return &d->cursor[cpu * SL_CURSOR_STRIDE + SL_NR_ORDERS];
+}
+
 /* The list a cluster's flag and order name, or -1 for NONE (any flag past
  * DISCARD too): the flag's list, plus the order for nonfull and frag. */
 static inline __attribute__((always_inline)) int sli_list_of(const sl_cluster *c)

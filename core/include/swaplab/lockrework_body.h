@@ -130,14 +130,41 @@ LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
  * (lrm_cluster_is_usable() lets a cursor into such a cluster). A kernel
  * would take the CPU's local lock with a trylock here, under the cluster
  * lock. Solid-state devices only (rotational ones have no per-CPU cursor).
- * Returns 1 when it handed the range over. */
+ * Revision 6, order 0 where the policy's own order-0 fast path serves the
+ * device (holes_alloc_fast0(): a solid-state block device without
+ * discard): also a cluster on nonfull[0] or frag[0] that the free leaves
+ * with at most SL_HANDOFF0_SLOTS free slots (it stays on its list: no
+ * move either), and the slot is marked (sli_handed0()) so that the fast
+ * path takes it alone. Returns 1 when it handed the range over. */
+/* Revision 6's order-0 conditions: one slot freed, on a device whose
+ * order-0 fast path is holes_alloc_fast0() (a solid-state block device
+ * without discard). A range of an mTHP folio that borrowed an order-0
+ * cluster's hole goes to the cursor unmarked, as in revision 4: the fast
+ * path scans on from its first slot through the others. */
+LR_INLINE int lrm_handoff0_marked(const sl_device *d, uint32_t nr)
+{
+	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return SL_HANDOFF0_SLOTS && nr == 1 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+}
+
 LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint32_t nr,
 			    const int conc)
 {
 	const sl_cluster *ci = &d->ci[c];
 	const int o = ci->order;
+	int listed = 0;
 
-	if (cpu < 0 || ci->flags != SL_CF_FULL || o > SL_KEEP_HANDOFF_MAX_ORDER || nr < (1u << o) ||
+	if (ci->flags != SL_CF_FULL) {
+		/* revision 6: an order-0 cluster on nonfull[0] or frag[0] left
+		 * with at most SL_HANDOFF0_SLOTS free slots */
+		if (ci->count < SL_CLUSTER - SL_HANDOFF0_SLOTS || o ||
+		    (ci->flags != SL_CF_NONFULL && ci->flags != SL_CF_FRAG) ||
+		    !lrm_handoff0_marked(d, nr) || cpu < 0 || *sli_cursor(d, cpu, 0))
+			return 0;
+		listed = 1;
+	}
+	if (cpu < 0 || o > SL_KEEP_HANDOFF_MAX_ORDER || nr < (1u << o) ||
 	    (off & ((UINT64_C(1) << o) - 1)) || !(d->flags & SL_DEV_SOLIDSTATE))
 		return 0;
 	/* an mTHP order only where the policy's own fast path (LR_KEEP)
@@ -155,12 +182,15 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 			return 0;
 	}
 	lrm_cursor_store(cur, off, conc);
+	if (!o && (listed || lrm_handoff0_marked(d, nr)))
+		*sli_handed0(d, cpu) = off; /* this CPU's own: a plain store */
 	if (d->set)
 		d->set->pcp_si[cpu * SL_NR_ORDERS + o] = (int8_t)d->type;
 	/* should this CPU never take it, order 0's walk of kept slots finds
 	 * it (holes_kept0()); an mTHP range, an allocation that would fail
-	 * otherwise (xp_handed_cluster()) */
-	if (!o)
+	 * otherwise (xp_handed_cluster()); a listed cluster's slot, any list
+	 * search */
+	if (!o && !listed)
 		lrm_note_kept0(d);
 	sli_stats_m(d, conc)->handoffs++;
 	return 1;

@@ -109,6 +109,14 @@ enum {
 #ifndef SL_KEEP_HANDOFF_MAX_ORDER
 #define SL_KEEP_HANDOFF_MAX_ORDER 4 /* -DSL_KEEP_HANDOFF_MAX_ORDER=0: order 0 only */
 #endif
+/* SL_POL_KEEP_FULL0, revision 6: an order-0 free also hands its slot to
+ * the CPU's idle cursor in a cluster still on nonfull[0] or frag[0], when
+ * it leaves at most this many slots free there (lrm_handoff()); and the
+ * CPU's fast path takes a handed slot alone (holes_alloc_fast0()).
+ * -DSL_HANDOFF0_SLOTS=0 builds revision 4 (neither). */
+#ifndef SL_HANDOFF0_SLOTS
+#define SL_HANDOFF0_SLOTS 8u
+#endif
 /* SL_POL_KEEP_FULL0: kept while fewer slots than this are free in the
  * cluster, and while at least SL_KEEP0_MIN_FREE slots are free */
 #define SL_KEEP0_SLOTS 32u
