@@ -12,6 +12,17 @@
  * spare_end, a run in the cluster's untouched end (every slot from it to
  * the cluster's end free) does not count: the first run found there means
  * no run elsewhere, as every later one lies in that end too. */
+/* Every slot of [off, end) free, end a cluster boundary: the bytes up to
+ * the next multiple of 8 one by one, then whole words (sli_range_free()
+ * reads whole words from its start, which past a start that is not a
+ * multiple of 8 would reach into the next cluster). */
+static int xp_free_to_end(const sl_device *d, uint64_t off, uint64_t end)
+{
+	uint64_t a = (off + 7) & ~(uint64_t)7;
+
+	return sli_range_free(d, off, (uint32_t)(a - off)) && sli_range_free(d, a, (uint32_t)(end - a));
+}
+
 static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order, int spare_end)
 {
 	uint32_t nr = 1u << order;
@@ -21,7 +32,7 @@ static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order, int spar
 		return 0;
 	for (uint64_t off = start; off < end; off += nr)
 		if (sli_range_free(d, off, nr))
-			return spare_end && sli_range_free(d, off, (uint32_t)(end - off)) ? 0 : off;
+			return spare_end && xp_free_to_end(d, off, end) ? 0 : off;
 	return 0;
 }
 

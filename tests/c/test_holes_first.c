@@ -649,3 +649,21 @@ TEST(holes_first_takes_a_handed_slot_alone_beside_kept_slots)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+TEST(holes_first_order2_spares_an_end_that_reaches_a_used_cluster)
+{
+	/* cluster 0: 104 order-0 slots and its untouched end; cluster 1 full
+	 * (a PMD folio). A 16K folio's first hole in cluster 0 is 108, and
+	 * 108..511 is an untouched end however cluster 1 is used: with five
+	 * free clusters it is spared and the folio splits cluster 2. (Word
+	 * reads from 108 would reach 512..515 and take the end for used.) */
+	sl_device *d = t_device("proposal-holes-first", 3584);
+
+	ALLOC_N(d, 0, 0, 104);
+	CHECK_EQ(sl_swap_alloc(d, 1, 9), 512);
+	CHECK_LIST(d, SL_LIST_FREE, 2, 3, 4, 5, 6);
+	CHECK_EQ(sl_swap_alloc(d, 2, 2), 1024);
+	CHECK_EQ(d->ci[0].count, 105);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
