@@ -153,11 +153,10 @@ static inline uint64_t xp_cursor_peek(const sl_device *d, int cpu, int order, in
 LR_INLINE uint32_t xp_handed_cluster_m(sl_device *d, int cpu, int order, uint64_t *hole,
 				       const int conc)
 {
-	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-
-	/* lrm_handoff() gives mTHP ranges only to a solid-state block
-	 * device's percpu cursors, and only where it is swap's one device */
-	if ((d->flags & need) != need || (d->set && d->set->nr > 1))
+	/* lrm_handoff() gives mTHP ranges only to the percpu cursors of a
+	 * solid-state block device without discard (lrm_handoff_device()),
+	 * and only where it is swap's one device */
+	if (!lrm_handoff_device(d) || (d->set && d->set->nr > 1))
 		return SL_NIL;
 	for (int i = 0; i < d->nr_cpus; i++) {
 		for (int k = 1; k <= SL_KEEP_HANDOFF_MAX_ORDER; k++) {

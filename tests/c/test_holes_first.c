@@ -667,3 +667,96 @@ TEST(holes_first_order2_spares_an_end_that_reaches_a_used_cluster)
 	CHECK_INVARIANTS(d);
 	sl_device_destroy(d);
 }
+
+/* The hand-off's devices (revision 4's fix, 2026-11-27): 1 MiB = clusters
+ * 0 and 1 of `kind`, both full of CPU 0's order-0 slots, then CPU 0, its
+ * order-0 cursor idle, frees slot 100 of the cluster at the full list's
+ * tail (so that vm_swap_full()'s reclaim, which rotates the head, does not
+ * reach it); returns the slot. */
+static sl_device *two_full_order0(const char *policy, const char *kind, uint64_t *slot)
+{
+	char msg[256];
+	int ok;
+	unsigned flags = sl_device_kind(kind, &ok);
+	sl_device *d = sl_device_create(2 * SL_CLUSTER, flags, 4, sl_policy_find(policy), 1, msg,
+					sizeof(msg));
+
+	CHECK(ok && d != NULL);
+	ALLOC_N(d, 0, 0, 2 * SL_CLUSTER - 1);
+	/* a discarding device fills cluster 1 first */
+	CHECK(d->ci[0].flags == SL_CF_FULL && d->ci[1].flags == SL_CF_FULL);
+	CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+	*slot = sli_cluster_offset(d->ci[sli_head(d, SL_LIST_FULL)].prev) + 100;
+	sl_swap_put(d, 0, *slot, 1);
+	return d;
+}
+
+/* On a discarding or a non-block device order 0 runs linux-6.18's fast path
+ * and ladder (x_holes.c holes_order0()), which never look into a cluster
+ * on the full list: a slot handed to a CPU's cursor there was free and out
+ * of every allocation's reach, and order 0 failed. Now the free moves the
+ * cluster to nonfull[0] as in 6.18, and any CPU's order-0 allocation
+ * takes the slot; on an ssd (holes_order0()) it is handed over as
+ * before. */
+TEST(holes_first_hands_no_order0_slot_over_where_order0_is_6_18s)
+{
+	static const char *const pols[] = { "proposal-holes-first", "proposal-compact" };
+	static const char *const kinds[] = { "ssd-discard", "file" };
+	uint64_t slot;
+
+	for (size_t p = 0; p < 2; p++) {
+		for (size_t k = 0; k < 2; k++) {
+			for (int cpu = 0; cpu < 2; cpu++) {
+				sl_device *d = two_full_order0(pols[p], kinds[k], &slot);
+				CHECK_EQ(d->st.handoffs, 0);
+				CHECK_LIST(d, NF(0), sli_cluster_of(slot));
+				CHECK_EQ(*sli_cursor(d, 0, 0), 0);
+				CHECK_INVARIANTS(d);
+				CHECK_EQ(sl_swap_alloc(d, cpu, 0), slot);
+				CHECK_EQ(d->st.alloc_fail[0], 0);
+				CHECK_INVARIANTS(d);
+				sl_device_destroy(d);
+			}
+		}
+		sl_device *d = two_full_order0(pols[p], "ssd", &slot);
+		CHECK_EQ(d->st.handoffs, 1);
+		CHECK_EQ(*sli_cursor(d, 0, 0), slot);
+		CHECK_EQ(sl_swap_alloc(d, 1, 0), slot); /* the walk of kept slots */
+		CHECK_EQ(d->st.alloc_fail[0], 0);
+		sl_device_destroy(d);
+	}
+}
+
+/* The same for an mTHP range on a discarding block device: order 4's own
+ * fast path (LR_KEEP) and xp_take_handed() would reach a 64K range handed
+ * to CPU 0's order-4 cursor, but order 0 there is 6.18's, whose steal
+ * looks at frag[4] and nonfull[4] only. 1.5 MiB: order 0 fills cluster 1
+ * (a free cluster first), CPU 0's 64K folios cluster 2, order 0 cluster 0,
+ * then CPU 0 frees the folio at 1072: the cluster goes to nonfull[4] as in
+ * 6.18, and CPU 1's order-0 allocation steals 1072 (it failed while the
+ * range sat with CPU 0's cursor). */
+TEST(holes_first_hands_no_64k_range_over_on_a_discarding_device)
+{
+	static const char *const pols[] = { "proposal-holes-first", "proposal-compact" };
+
+	for (size_t p = 0; p < 2; p++) {
+		char msg[256];
+		int ok;
+		sl_device *d = sl_device_create(3 * SL_CLUSTER, sl_device_kind("ssd-discard", &ok), 4,
+						sl_policy_find(pols[p]), 1, msg, sizeof(msg));
+		CHECK(d != NULL);
+		ALLOC_N(d, 0, 0, SL_CLUSTER);
+		ALLOC_N(d, 0, 4, 32);
+		ALLOC_N(d, 0, 0, SL_CLUSTER - 1);
+		CHECK_LIST(d, SL_LIST_FULL, 1, 2, 0);
+		CHECK_EQ(*sli_cursor(d, 0, 4), 0);
+		sl_swap_put(d, 0, 1024 + 48, 16);
+		CHECK_EQ(d->st.handoffs, 0);
+		CHECK_LIST(d, NF(4), 2);
+		CHECK_INVARIANTS(d);
+		CHECK_EQ(sl_swap_alloc(d, 1, 0), 1072);
+		CHECK_EQ(d->st.alloc_fail[0], 0);
+		CHECK_INVARIANTS(d);
+		sl_device_destroy(d);
+	}
+}

@@ -121,6 +121,24 @@ LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
 		*cur = v;
 }
 
+/* The devices lrm_handoff() serves, every order (revision 4's fix,
+ * 2026-11-27): a solid-state block device without discard, where order 0
+ * runs the policy's own fast path and ladder (x_holes.c holes_order0():
+ * the LR_KEEP fast path, holes_kept0(), holes_take_handed0()) and the
+ * mTHP orders theirs (x_holes_first.c hf_applies(): LR_KEEP,
+ * xp_take_handed()). On a discarding or a non-block device order 0 is
+ * linux-6.18's, which never looks into a cluster on the full list: a slot
+ * or an mTHP range handed over there was free and out of every order-0
+ * allocation's reach, and order 0 could fail beside it (tests
+ * holes_first_hands_no_order0_slot_over_where_order0_is_6_18s,
+ * holes_first_hands_no_64k_range_over_on_a_discarding_device). */
+LR_INLINE int lrm_handoff_device(const sl_device *d)
+{
+	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return (d->flags & (need | SL_DEV_DISCARD)) == need;
+}
+
 /* SL_POL_KEEP_FULL0's hand-off (proposal-holes-first revision 4; no kernel
  * has it): a free that leaves a full cluster of order k below PMD with
  * free slots gives its freed aligned range to the freeing CPU's cursor of
@@ -129,7 +147,8 @@ LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
  * and the CPU's next order-k allocation takes the range on its fast path
  * (lrm_cluster_is_usable() lets a cursor into such a cluster). A kernel
  * would take the CPU's local lock with a trylock here, under the cluster
- * lock. Solid-state devices only (rotational ones have no per-CPU cursor).
+ * lock. Solid-state block devices without discard only
+ * (lrm_handoff_device()).
  * Revision 6, order 0 where the policy's own order-0 fast path serves the
  * device (holes_alloc_fast0(): a solid-state block device without
  * discard): also a cluster on nonfull[0] or frag[0] that the free leaves
@@ -143,9 +162,7 @@ LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
  * path scans on from its first slot through the others. */
 LR_INLINE int lrm_handoff0_marked(const sl_device *d, uint32_t nr)
 {
-	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-
-	return SL_HANDOFF0_SLOTS && nr == 1 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+	return SL_HANDOFF0_SLOTS && nr == 1 && lrm_handoff_device(d);
 }
 
 LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint32_t nr,
@@ -165,11 +182,7 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 		listed = 1;
 	}
 	if (cpu < 0 || o > SL_KEEP_HANDOFF_MAX_ORDER || nr < (1u << o) ||
-	    (off & ((UINT64_C(1) << o) - 1)) || !(d->flags & SL_DEV_SOLIDSTATE))
-		return 0;
-	/* an mTHP order only where the policy's own fast path (LR_KEEP)
-	 * serves it: a block device */
-	if (o && !(d->flags & SL_DEV_BLKDEV))
+	    (off & ((UINT64_C(1) << o) - 1)) || !lrm_handoff_device(d))
 		return 0;
 	uint64_t *cur = sli_cursor(d, cpu, o);
 	if (*cur)
