@@ -257,9 +257,7 @@ LR_BUILD_BOTH(holes_ladder0)
 
 static int holes_order0(const sl_device *d, int order)
 {
-	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-
-	return order == 0 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+	return order == 0 && sli_own_order0_dev(d);
 }
 
 LR_INLINE uint64_t holes_rung_m(sl_device *d, int cpu, int order, const int conc)

@@ -39,7 +39,7 @@
  * cluster with a hole gives the freed range to the freeing CPU's idle
  * cursor of the cluster's order (order 0, and 1..4 here on one block
  * device; a solid-state block device without discard only, where order 0
- * is proposal-holes' own: lrm_handoff_device()), and this policy's fast
+ * is proposal-holes' own: sli_own_order0_dev()), and this policy's fast
  * paths (LR_KEEP) let the cursor into the
  * full cluster; no list move, no si->lock, at any fill. A range its CPU
  * does not take is taken by an allocation that would fail otherwise: the

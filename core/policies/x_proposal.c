@@ -8,10 +8,6 @@
 #include <string.h>
 #include "swaplab/x_proposal.h"
 
-/* The first aligned run of 2^order free slots in cluster c, or 0. With
- * spare_end, a run in the cluster's untouched end (every slot from it to
- * the cluster's end free) does not count: the first run found there means
- * no run elsewhere, as every later one lies in that end too. */
 /* Every slot of [off, end) free, end a cluster boundary: the bytes up to
  * the next multiple of 8 one by one, then whole words (sli_range_free()
  * reads whole words from its start, which past a start that is not a
@@ -23,6 +19,10 @@ static int xp_free_to_end(const sl_device *d, uint64_t off, uint64_t end)
 	return sli_range_free(d, off, (uint32_t)(a - off)) && sli_range_free(d, a, (uint32_t)(end - a));
 }
 
+/* The first aligned run of 2^order free slots in cluster c, or 0. With
+ * spare_end, a run in the cluster's untouched end (every slot from it to
+ * the cluster's end free) does not count: the first run found there means
+ * no run elsewhere, as every later one lies in that end too. */
 static uint64_t xp_find_hole(const sl_device *d, uint32_t c, int order, int spare_end)
 {
 	uint32_t nr = 1u << order;
@@ -154,9 +154,9 @@ LR_INLINE uint32_t xp_handed_cluster_m(sl_device *d, int cpu, int order, uint64_
 				       const int conc)
 {
 	/* lrm_handoff() gives mTHP ranges only to the percpu cursors of a
-	 * solid-state block device without discard (lrm_handoff_device()),
+	 * solid-state block device without discard (sli_own_order0_dev()),
 	 * and only where it is swap's one device */
-	if (!lrm_handoff_device(d) || (d->set && d->set->nr > 1))
+	if (!sli_own_order0_dev(d) || (d->set && d->set->nr > 1))
 		return SL_NIL;
 	for (int i = 0; i < d->nr_cpus; i++) {
 		for (int k = 1; k <= SL_KEEP_HANDOFF_MAX_ORDER; k++) {

@@ -84,7 +84,6 @@ static int cursor_in(const sl_device *d, uint32_t c)
 /* I2, I4, I5: counts against the slot map. */
 static int check_counts(const sl_device *d, char *msg, size_t len)
 {
-	const unsigned keep_dev = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
 	uint64_t inuse = 0, bad = 0;
 
 	for (uint32_t c = 0; c < d->nr_clusters; c++) {
@@ -126,11 +125,11 @@ static int check_counts(const sl_device *d, char *msg, size_t len)
 		/* a full cluster is full, but under SL_POL_KEEP_FULL0 for its
 		 * kept order-0 slots (lrm_keep_full0()) and for a hole handed to
 		 * a CPU's cursor (lrm_handoff()), both only on a solid-state
-		 * block device without discard (lrm_handoff_device(): elsewhere
+		 * block device without discard (sli_own_order0_dev(): elsewhere
 		 * order 0 is 6.18's, which cannot reach such a hole) */
 		if (ci->flags == SL_CF_FULL && n != SL_CLUSTER &&
 		    !((d->pol->props & SL_POL_KEEP_FULL0) &&
-		      (d->flags & (keep_dev | SL_DEV_DISCARD)) == keep_dev &&
+		      sli_own_order0_dev(d) &&
 		      ((!ci->order && n > SL_CLUSTER - SL_KEEP0_SLOTS && atomic_load(&d->kept0)) ||
 		       cursor_in(d, c))))
 			FAIL("I5: full cluster %u has count %u", c, n);

@@ -43,6 +43,22 @@ static inline __attribute__((always_inline)) uint64_t *sli_handed0(sl_device *d,
 	return &d->cursor[cpu * SL_CURSOR_STRIDE + SL_NR_ORDERS];
 }
 
+/* A solid-state block device without discard: where the proposals run
+ * their own order-0 path (x_holes.c holes_order0()) and so may leave free
+ * slots in a cluster on the full list - revision 3's kept slots
+ * (lrm_keep_full0()) and revision 4's hand-off (lrm_handoff()). On a
+ * discarding or a non-block device order 0 is linux-6.18's, which never
+ * looks into a full cluster, so a slot left there would be out of every
+ * order-0 allocation's reach (tests
+ * holes_first_hands_no_order0_slot_over_where_order0_is_6_18s,
+ * holes_first_hands_no_64k_range_over_on_a_discarding_device). */
+static inline int sli_own_order0_dev(const sl_device *d)
+{
+	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
+
+	return (d->flags & (need | SL_DEV_DISCARD)) == need;
+}
+
 /* The list a cluster's flag and order name, or -1 for NONE (any flag past
  * DISCARD too): the flag's list, plus the order for nonfull and frag. */
 static inline __attribute__((always_inline)) int sli_list_of(const sl_cluster *c)

@@ -97,11 +97,8 @@ LR_INLINE void lrm_note_kept0(sl_device *d)
  * policy pays for the test. */
 LR_INLINE int lrm_keep_full0(sl_device *d, const sl_cluster *ci)
 {
-	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-
 	SL_ASSERT(d->pol->props & SL_POL_KEEP_FULL0);
-	if (ci->order != 0 || ci->count <= SL_CLUSTER - SL_KEEP0_SLOTS ||
-	    (d->flags & (need | SL_DEV_DISCARD)) != need)
+	if (ci->order != 0 || ci->count <= SL_CLUSTER - SL_KEEP0_SLOTS || !sli_own_order0_dev(d))
 		return 0;
 	uint64_t inuse = atomic_load_explicit(&d->inuse_pages, memory_order_relaxed);
 	if (inuse * 2 > d->pages || d->pages - inuse < SL_KEEP0_MIN_FREE)
@@ -121,24 +118,6 @@ LR_INLINE void lrm_cursor_store(uint64_t *cur, uint64_t v, const int conc)
 		*cur = v;
 }
 
-/* The devices lrm_handoff() serves, every order (revision 4's fix,
- * 2026-11-27): a solid-state block device without discard, where order 0
- * runs the policy's own fast path and ladder (x_holes.c holes_order0():
- * the LR_KEEP fast path, holes_kept0(), holes_take_handed0()) and the
- * mTHP orders theirs (x_holes_first.c hf_applies(): LR_KEEP,
- * xp_take_handed()). On a discarding or a non-block device order 0 is
- * linux-6.18's, which never looks into a cluster on the full list: a slot
- * or an mTHP range handed over there was free and out of every order-0
- * allocation's reach, and order 0 could fail beside it (tests
- * holes_first_hands_no_order0_slot_over_where_order0_is_6_18s,
- * holes_first_hands_no_64k_range_over_on_a_discarding_device). */
-LR_INLINE int lrm_handoff_device(const sl_device *d)
-{
-	const unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-
-	return (d->flags & (need | SL_DEV_DISCARD)) == need;
-}
-
 /* SL_POL_KEEP_FULL0's hand-off (proposal-holes-first revision 4; no kernel
  * has it): a free that leaves a full cluster of order k below PMD with
  * free slots gives its freed aligned range to the freeing CPU's cursor of
@@ -147,24 +126,17 @@ LR_INLINE int lrm_handoff_device(const sl_device *d)
  * and the CPU's next order-k allocation takes the range on its fast path
  * (lrm_cluster_is_usable() lets a cursor into such a cluster). A kernel
  * would take the CPU's local lock with a trylock here, under the cluster
- * lock. Solid-state block devices without discard only
- * (lrm_handoff_device()).
+ * lock. Solid-state block devices without discard only, every order
+ * (sli_own_order0_dev()).
  * Revision 6, order 0 where the policy's own order-0 fast path serves the
  * device (holes_alloc_fast0(): a solid-state block device without
  * discard): also a cluster on nonfull[0] or frag[0] that the free leaves
  * with at most SL_HANDOFF0_SLOTS free slots (it stays on its list: no
  * move either), and the slot is marked (sli_handed0()) so that the fast
- * path takes it alone. Returns 1 when it handed the range over. */
-/* Revision 6's order-0 conditions: one slot freed, on a device whose
- * order-0 fast path is holes_alloc_fast0() (a solid-state block device
- * without discard). A range of an mTHP folio that borrowed an order-0
+ * path takes it alone. A range of an mTHP folio that borrowed an order-0
  * cluster's hole goes to the cursor unmarked, as in revision 4: the fast
- * path scans on from its first slot through the others. */
-LR_INLINE int lrm_handoff0_marked(const sl_device *d, uint32_t nr)
-{
-	return SL_HANDOFF0_SLOTS && nr == 1 && lrm_handoff_device(d);
-}
-
+ * path scans on from its first slot through the others. Returns 1 when it
+ * handed the range over. */
 LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint32_t nr,
 			    const int conc)
 {
@@ -173,16 +145,16 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 	int listed = 0;
 
 	if (ci->flags != SL_CF_FULL) {
-		/* revision 6: an order-0 cluster on nonfull[0] or frag[0] left
-		 * with at most SL_HANDOFF0_SLOTS free slots */
-		if (ci->count < SL_CLUSTER - SL_HANDOFF0_SLOTS || o ||
-		    (ci->flags != SL_CF_NONFULL && ci->flags != SL_CF_FRAG) ||
-		    !lrm_handoff0_marked(d, nr) || cpu < 0 || *sli_cursor(d, cpu, 0))
+		/* revision 6: one order-0 slot, its cluster on nonfull[0] or
+		 * frag[0] left with at most SL_HANDOFF0_SLOTS free slots (the
+		 * device and the cursor are tested below, as for a full one) */
+		if (!SL_HANDOFF0_SLOTS || o || nr != 1 || ci->count < SL_CLUSTER - SL_HANDOFF0_SLOTS ||
+		    (ci->flags != SL_CF_NONFULL && ci->flags != SL_CF_FRAG))
 			return 0;
 		listed = 1;
 	}
 	if (cpu < 0 || o > SL_KEEP_HANDOFF_MAX_ORDER || nr < (1u << o) ||
-	    (off & ((UINT64_C(1) << o) - 1)) || !lrm_handoff_device(d))
+	    (off & ((UINT64_C(1) << o) - 1)) || !sli_own_order0_dev(d))
 		return 0;
 	uint64_t *cur = sli_cursor(d, cpu, o);
 	if (*cur)
@@ -195,7 +167,7 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 			return 0;
 	}
 	lrm_cursor_store(cur, off, conc);
-	if (!o && (listed || lrm_handoff0_marked(d, nr)))
+	if (!o && nr == 1 && SL_HANDOFF0_SLOTS)
 		*sli_handed0(d, cpu) = off; /* this CPU's own: a plain store */
 	if (d->set)
 		d->set->pcp_si[cpu * SL_NR_ORDERS + o] = (int8_t)d->type;
