@@ -148,7 +148,7 @@ LR_INLINE int lrm_handoff(sl_device *d, int cpu, uint32_t c, uint64_t off, uint3
 		/* revision 6: one order-0 slot, its cluster on nonfull[0] or
 		 * frag[0] left with at most SL_HANDOFF0_SLOTS free slots (the
 		 * device and the cursor are tested below, as for a full one) */
-		if (!SL_HANDOFF0_SLOTS || o || nr != 1 || ci->count < SL_CLUSTER - SL_HANDOFF0_SLOTS ||
+		if (ci->count < SL_CLUSTER - SL_HANDOFF0_SLOTS || !SL_HANDOFF0_SLOTS || o || nr != 1 ||
 		    (ci->flags != SL_CF_NONFULL && ci->flags != SL_CF_FRAG))
 			return 0;
 		listed = 1;
