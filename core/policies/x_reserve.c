@@ -31,9 +31,7 @@ static uint32_t reserve_clusters(const sl_device *d)
 
 static int reserve_applies(const sl_device *d, int order)
 {
-	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
-
-	return order == 0 && (d->flags & (need | SL_DEV_DISCARD)) == need;
+	return order == 0 && sli_own_order0_dev(d);
 }
 
 /* cluster_alloc_swap_entry() for order 0 - 6.18 above the reserve; at or

@@ -211,6 +211,8 @@ def test_agreement_summary_and_targets():
 @pytest.mark.parametrize("args,msg", [
     (["--mthp", "64K,32K"], "unknown --mthp setting '32K' (known: 4K, 64K, all)"),
     (["--window", "-1"], "--window -1 is negative"),
+    (["--model-window", "1,z"], "--model-window 'z' is not a non-negative integer"),
+    (["--model-window", "5000"], "--model-window 5000 is outside 0..4096"),
 ])
 def test_agreement_refuses_bad_options(tmp_path, capsys, args, msg):
     from swaplab.kernel import agree as A

@@ -183,7 +183,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     try:
-        mwins = [model.parse_window(x) for x in a.model_window.split(",")]
+        mwins = [parse_count(x, "--model-window", 0, 4096) for x in a.model_window.split(",")]
     except ParamError as e:
         sys.stderr.write(f"agree: error: {e}\n")
         return 2
