@@ -53,6 +53,20 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 #ifndef CP_MOVES_SHIFT
 #define CP_MOVES_SHIFT 2
 #endif
+/* Half the folio (2^order >> CP_MOVES_SHIFT_LARGE) for the orders above
+ * holes-first's 64K and below PMD, 128K-1M (revision 2): the smaller
+ * folios take the aligned holes of these orders' clusters first
+ * (holes-first's ladder, proposal-holes' rung), so on a nearly full device
+ * such a cluster's free space is in halves of its windows, the other
+ * halves mostly smaller folios. At the avoidable 128K fallbacks of the
+ * grid's pairs worse than 6.18 (thp-swap -a, 48M zram) the best window had
+ * 15-18 of its 32 slots used in 65 of 75 (proposal-compact.md, "Revision
+ * 2"). PMD keeps the quarter: half moved about 240 entries for one 2M
+ * window and lost a met 64K pair. */
+#ifndef CP_MOVES_SHIFT_LARGE
+#define CP_MOVES_SHIFT_LARGE 1
+#endif
+#define CP_LARGE_MIN_ORDER 5
 
 /* proposal-holes-first's table of the mode conc. */
 #define CP_BASE(conc) ((conc) ? sl_policy_proposal_holes_first.concurrent : \
@@ -60,7 +74,8 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 
 static uint32_t cp_max_moves(int order)
 {
-	uint32_t n = (1u << order) >> CP_MOVES_SHIFT;
+	int large = order >= CP_LARGE_MIN_ORDER && order < SL_PMD_ORDER;
+	uint32_t n = (1u << order) >> (large ? CP_MOVES_SHIFT_LARGE : CP_MOVES_SHIFT);
 
 	return n ? n : 1;
 }

@@ -136,7 +136,8 @@ def test_avoidable_failures_golden_linux_6_18():
     assert (fb[4], free[4], aligned[4]) == (16880, 12437, 11334)
     assert (fb[6], free[6], aligned[6]) == (16, 14, 3)
     fb, free, aligned = _avoidable("proposal-compact", swap_size="48M", mthp="16K,64K,256K")
-    # revision 5 (untouched ends spared): 291346 and 13 before
-    assert (fb[0], free[0], aligned[0]) == (291154, 0, 0)
+    # revision 5 (untouched ends spared): 291346 and 13 before; compact's
+    # revision 2 (half a 256K window may move): 291154 and 4486 / 20 before
+    assert (fb[0], free[0], aligned[0]) == (291346, 0, 0)
     # revision 4 (the hand-off): 4495 and 22 before
-    assert (fb[4], free[4], aligned[4]) == (4486, 20, 0)
+    assert (fb[4], free[4], aligned[4]) == (4487, 14, 0)
