@@ -160,7 +160,11 @@ def pairs(data):
     for cfg in sorted(data, key=lambda c: order_key(c, mthps, swaps, offsets)):
         # a policy with some seeds missing in a cell (a stopped sweep) is
         # left out of that cell
-        pol = {p: v for p, v in data[cfg].items() if len(v["f0"]) == nseeds}
+        # in POLICIES' order, whatever order the sweeps came in, so that
+        # the JSON's keys do not move between regenerations
+        rank = {p: i for i, p in enumerate(POLICIES)}
+        pol = {p: data[cfg][p] for p in sorted(data[cfg], key=lambda p: (rank.get(p, len(rank)), p))
+               if len(data[cfg][p]["f0"]) == nseeds}
         kbs = sorted({kb for p in pol.values() for kb in p["sizes"]})
         f0 = {p: mean(list(v["f0"].values())) for p, v in pol.items()}
         f0free = {p: mean(list(v["f0free"].values())) for p, v in pol.items() if len(v["f0free"]) == nseeds}
