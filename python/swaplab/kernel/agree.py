@@ -2,7 +2,7 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-f28.json] [--window N] [--stat-flush N]
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-f31.json] [--window N] [--stat-flush N]
         [--model-window W[,W...]] --json PATH
     python -m swaplab.kernel.agree --rescore STORED[,STORED...] [--counts quietest|mean] [--cost FILE]
         [--model-window W[,W...]] --json PATH
@@ -50,12 +50,13 @@ from . import reclaim as R
 
 # the calibration the model's predictions use by default: the fit on runs
 # of a quiet machine, trained on the quietest of three repetitions with the
-# statistics kept current (kernel-findings F25, F28)
-DEFAULT_COST = "docs/data/cost-calibration-6.18-f28.json"
+# statistics read before every operation (kernel-findings F25, F28, F31)
+DEFAULT_COST = "docs/data/cost-calibration-6.18-f31.json"
 # the kernel driver flushes the group's statistics every this many
 # operations: a run shorter than the kernel's 2 s flush otherwise reclaims
-# on statistics as old as the group (kernel-findings F18, F28)
-STAT_FLUSH = 16
+# on statistics as old as the group (kernel-findings F18, F28); every
+# operation, as the model's are always current (F31)
+STAT_FLUSH = 1
 ALL = "16K,32K,64K,128K,256K,512K,1M,2M"
 MTHP = (("4K", "none"), ("64K", "64K"), ("all", ALL))
 # (label, options) per workload: a base size and twice it
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
     ap.add_argument("--stat-flush", default=str(STAT_FLUSH), metavar="N",
                     help="the kernel driver reads the group's memory.stat before every Nth operation, "
                          "which keeps the statistics reclaim and the workingset read current, as the "
-                         f"model's are (kernel-findings F28; default {STAT_FLUSH}; 0: the kernel's 2 s "
+                         f"model's are (kernel-findings F28, F31; default {STAT_FLUSH}; 0: the kernel's 2 s "
                          "flush alone)")
     ap.add_argument("--model-window", default=str(model.DEFAULT_WINDOW),
                     help="the model's operations in flight, a comma list (the first is the summary's; "

@@ -1,7 +1,7 @@
 """Calibration of the cost model on the live kernel (docs/cost-calibration.md).
 
     python -m swaplab.kernel.calibrate [--reps 3] [--size 96M] --json PATH
-    python -m swaplab.kernel.calibrate --stored docs/data/cost-calibration-6.18-f28.json --json PATH  # no kernel
+    python -m swaplab.kernel.calibrate --stored docs/data/cost-calibration-6.18-f31.json --json PATH  # no kernel
         [--train FILE[+FILE...][:SEEDS] ...] [--heldout FILE[+FILE...][:SEEDS] ...]
 
 Runs one pinned usemem process (the reclaim harness, so its own zram device,
