@@ -23,22 +23,21 @@ git archive HEAD | tar -x -C "$tmp"
 python3 - "$tmp" <<'EOF'
 import sys
 root = sys.argv[1] + "/core/include/swaplab/"
-p = root + "locks.h"
-s = open(p).read()
-old = "#define sl_dev_lock_m(conc, d) SL_LOCK_M(conc, d, dev, SL_LK_DEVICE)"
-assert old in s
-s = s.replace(old, "extern _Atomic unsigned long ls_line[4096];\n"
-              "#define sl_dev_lock_m(conc, d) do { atomic_fetch_add_explicit(&ls_line[__LINE__ & 4095], 1, "
-              "memory_order_relaxed); SL_LOCK_M(conc, d, dev, SL_LK_DEVICE); } while (0)")
-open(p, "w").write(s)
-p = root + "lockrework_body.h"
-s = open(p).read()
-old = "\tsl_assert_ci_locked(d, c);\n\tsl_dev_lock_m(conc, d);\n\tsli_move_cluster(d, c, list, flag);"
-assert old in s
-s = s.replace(old, "\tsl_assert_ci_locked(d, c);\n\textern _Atomic unsigned long ls_move[16][64];\n"
-              "\tatomic_fetch_add_explicit(&ls_move[d->ci[c].flags & 15][list & 63], 1, memory_order_relaxed);\n"
-              "\tsl_dev_lock_m(conc, d);\n\tsli_move_cluster(d, c, list, flag);")
-open(p, "w").write(s)
+edits = [
+    ("locks.h", "#define sl_dev_lock_m(conc, d) SL_LOCK_M(conc, d, dev, SL_LK_DEVICE)",
+     "extern _Atomic unsigned long ls_line[4096];\n"
+     "#define sl_dev_lock_m(conc, d) do { atomic_fetch_add_explicit(&ls_line[__LINE__ & 4095], 1, "
+     "memory_order_relaxed); SL_LOCK_M(conc, d, dev, SL_LK_DEVICE); } while (0)"),
+    ("lockrework_body.h",
+     "\tsl_assert_ci_locked(d, c);\n\tsl_dev_lock_m(conc, d);\n\tsli_move_cluster(d, c, list, flag);",
+     "\tsl_assert_ci_locked(d, c);\n\textern _Atomic unsigned long ls_move[16][64];\n"
+     "\tatomic_fetch_add_explicit(&ls_move[d->ci[c].flags & 15][list & 63], 1, memory_order_relaxed);\n"
+     "\tsl_dev_lock_m(conc, d);\n\tsli_move_cluster(d, c, list, flag);"),
+]
+for name, old, new in edits:
+    s = open(root + name).read()
+    assert old in s, name
+    open(root + name, "w").write(s.replace(old, new))
 EOF
 cat > "$tmp/ls.c" <<'EOF'
 #include <stdio.h>

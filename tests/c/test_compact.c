@@ -40,7 +40,9 @@ static int is_win_used(uint64_t off)
  * (their PTEs zapped) so that the window keeps win_used and, with `others`,
  * every other aligned 16-slot window keeps 8 used slots (too many to move:
  * at most 4 for a 64K folio), else keeps all of them. */
-static fixture *fixture_make(int others)
+/* A proposal-compact device with every slot allocated at order 0, each
+ * held by pte[slot] and known to the reverse map. */
+static fixture *fixture_full(void)
 {
 	fixture *f = calloc(1, sizeof(*f));
 	char msg[128];
@@ -55,6 +57,13 @@ static fixture *fixture_make(int others)
 		f->pte[s] = PTE_SWAP_BIT | s;
 		sl_rmap_note_pte(f->s, &f->pte[s]);
 	}
+	return f;
+}
+
+static fixture *fixture_make(int others)
+{
+	fixture *f = fixture_full();
+
 	for (uint64_t s = 16; s < NSLOTS; s++) {
 		int drop = in_window(s) ? !is_win_used(s) : others && (s & 15) >= 8;
 		if (drop) {
@@ -171,18 +180,8 @@ TEST(compact_gives_up_when_no_slot_is_left_for_a_move)
  * slots and frees the rest: no aligned free range of 32 slots anywhere. */
 static fixture *fixture_halves(uint32_t keep)
 {
-	fixture *f = calloc(1, sizeof(*f));
-	char msg[128];
-	int prio = SL_PRIO_AUTO;
+	fixture *f = fixture_full();
 
-	f->d = t_device("proposal-compact", NSLOTS);
-	f->s = sl_swapset_create(&f->d, &prio, 1, 0, msg, sizeof(msg));
-	CHECK(f->d->rmap != NULL && f->s != NULL);
-	ALLOC_N(f->d, 0, 0, NSLOTS - 1);
-	for (uint64_t s = 1; s < NSLOTS; s++) {
-		f->pte[s] = PTE_SWAP_BIT | s;
-		sl_rmap_note_pte(f->s, &f->pte[s]);
-	}
 	for (uint64_t s = 32; s < NSLOTS; s++) {
 		if ((s & 31) >= keep) {
 			f->pte[s] = 0;

@@ -487,6 +487,28 @@ def test_quiet_fit_is_deterministic_and_is_the_committed_file(tmp_path, capsys):
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-quiet.json"
 
 
+def _check_stored_fit(tmp_path, capsys, name, reps, trained, heldout45, heldout_de, coefficients):
+    """`calibrate --stored` of the committed fit docs/data/NAME reproduces
+    it; its reports on the agreement runs reclaim-agreement-6.18-REPS
+    (three repetitions, the fit's train set) and the next two; the golden
+    of its coefficients (ns)."""
+    path = os.path.join(ROOT, "docs", "data", name)
+    out = tmp_path / "f.json"
+    assert C.main(["--stored", path, "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    with open(path) as f:
+        committed = json.load(f)
+    assert json.loads(out.read_text()) == committed
+    g = "reclaim-agreement-6.18-"
+    three = "+".join(f"{g}{reps}{x}.json" for x in ("", "b", "c"))
+    assert f"   train {three} seeds [1, 2, 3]: system time within 15 % in {trained} of 18\n" in err
+    assert f" heldout {three} seeds [4, 5]: system time within 15 % in {heldout45} of 18\n" in err
+    assert (f" heldout {g}{reps}d.json+{g}{reps}e.json seeds all: system time within 15 % in "
+            f"{heldout_de} of 18\n") in err
+    m = committed["sl_cost_model"]
+    assert {k: round(v) for k, v in m.items() if k != "name"} == coefficients
+
+
 def test_f28_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsys):
     """docs/data/cost-calibration-6.18-f28.json (kernel-findings F28): the
     experiments run again on an idle machine and the quietest of three
@@ -495,23 +517,10 @@ def test_f28_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsys)
     coefficients (ns); held out: seeds 4-5 13 of 18, the quietest of f28d
     and f28e 14. agree predicted with it by default until F31."""
     from swaplab.kernel import agree as A
-    path = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f28.json")
-    out = tmp_path / "f.json"
-    assert C.main(["--stored", path, "--json", str(out)]) == 0
-    err = capsys.readouterr().err
-    with open(path) as f:
-        committed = json.load(f)
-    assert json.loads(out.read_text()) == committed
-    g = "reclaim-agreement-6.18-"
-    f28 = "+".join(f"{g}f28{x}.json" for x in ("", "b", "c"))
-    assert f"   train {f28} seeds [1, 2, 3]: system time within 15 % in 15 of 18\n" in err
-    assert f" heldout {f28} seeds [4, 5]: system time within 15 % in 13 of 18\n" in err
-    assert f" heldout {g}f28d.json+{g}f28e.json seeds all: system time within 15 % in 14 of 18\n" in err
-    m = committed["sl_cost_model"]
-    assert {k: round(v) for k, v in m.items() if k != "name"} == {
+    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f28.json", "f28", 15, 13, 14, {
         "fault_folio": 1520, "fault_page": 218, "fault_pmd_folio": 66693, "swpout_folio": 3341,
         "swpout_page": 2408, "swpin_folio": 3936, "swpin_page": 0, "split": 0, "scan_page": 16,
-        "proc": 0, "op": 4809, "lock_wait": 3883}
+        "proc": 0, "op": 4809, "lock_wait": 3883})
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-f28.json"
 
 
@@ -524,26 +533,13 @@ def test_f31_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsys)
     out: seeds 4-5 13, the quietest of f31d and f31e 14; agree predicts
     with it, and runs the kernel with --stat-flush 1, by default."""
     from swaplab.kernel import agree as A
-    path = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f31.json")
-    out = tmp_path / "f.json"
-    assert C.main(["--stored", path, "--json", str(out)]) == 0
-    err = capsys.readouterr().err
-    with open(path) as f:
-        committed = json.load(f)
-    assert json.loads(out.read_text()) == committed
-    g = "reclaim-agreement-6.18-"
-    f31 = "+".join(f"{g}f31{x}.json" for x in ("", "b", "c"))
-    assert f"   train {f31} seeds [1, 2, 3]: system time within 15 % in 16 of 18\n" in err
-    assert f" heldout {f31} seeds [4, 5]: system time within 15 % in 13 of 18\n" in err
-    assert f" heldout {g}f31d.json+{g}f31e.json seeds all: system time within 15 % in 14 of 18\n" in err
-    m = committed["sl_cost_model"]
-    assert {k: round(v) for k, v in m.items() if k != "name"} == {
+    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f31.json", "f31", 16, 13, 14, {
         "fault_folio": 1783, "fault_page": 129, "fault_pmd_folio": 130806, "swpout_folio": 3085,
         "swpout_page": 2414, "swpin_folio": 4330, "swpin_page": 0, "split": 0, "scan_page": 0,
-        "proc": 0, "op": 4649, "lock_wait": 3700}
+        "proc": 0, "op": 4649, "lock_wait": 3700})
     assert A.DEFAULT_COST == "docs/data/cost-calibration-6.18-f31.json"
     for x in ("", "b", "c", "d", "e"):
-        with open(os.path.join(ROOT, "docs", "data", f"{g}f31{x}.json")) as f:
+        with open(os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f31{x}.json")) as f:
             assert json.load(f)["stat_flush"] == 1
 
 
