@@ -728,3 +728,22 @@ def test_calibrate_refuses_bad_train_and_heldout(tmp_path, capsys, args, msg):
     assert C.main([*args, "--json", str(out)]) == 2
     assert capsys.readouterr().err == f"calibrate: error: {msg}\n"
     assert not out.exists()
+
+
+def test_rescoring_ten_stat_flush_1_repetitions_on_their_means(tmp_path, capsys):
+    """F31: over the ten repetitions with `--stat-flush 1` (f31-f31j; the
+    last five ran with agree's defaults and are in no fit), two processes
+    at once, sizes of 100 folios or more: swpout within 5 % in 15 settings
+    of 18 and swap-ins within 10 % in 16, as the ten with `--stat-flush 16`
+    (f28-f29e) give 15 and 15; on the five outside the fit the default
+    cost's prediction is within 15 % in 14."""
+    from swaplab.kernel import agree as A
+    g = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f31")
+    ten = ",".join(f"{g}{x}.json" for x in ("", "b", "c", "d", "e", "f", "g", "h", "i", "j"))
+    last = ",".join(f"{g}{x}.json" for x in ("f", "g", "h", "i", "j"))
+    out = tmp_path / "r.json"
+    assert A.main(["--rescore", ten, "--counts", "mean", "--model-window", "0", "--json", str(out)]) == 0
+    assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 16 met\n" \
+        in capsys.readouterr().err
+    assert A.main(["--rescore", last, "--counts", "mean", "--model-window", "0", "--json", str(out)]) == 0
+    assert "system time within 15 %: 14 of 18 settings\n" in capsys.readouterr().err
