@@ -66,7 +66,6 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 #ifndef CP_MOVES_SHIFT_LARGE
 #define CP_MOVES_SHIFT_LARGE 1
 #endif
-#define CP_LARGE_MIN_ORDER 5
 
 /* proposal-holes-first's table of the mode conc. */
 #define CP_BASE(conc) ((conc) ? sl_policy_proposal_holes_first.concurrent : \
@@ -74,7 +73,7 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 
 static uint32_t cp_max_moves(int order)
 {
-	int large = order >= CP_LARGE_MIN_ORDER && order < SL_PMD_ORDER;
+	int large = order > HF_MAX_ORDER && order < SL_PMD_ORDER;
 	uint32_t n = (1u << order) >> (large ? CP_MOVES_SHIFT_LARGE : CP_MOVES_SHIFT);
 
 	return n ? n : 1;

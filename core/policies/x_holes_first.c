@@ -73,8 +73,8 @@
 
 extern const sl_policy sl_policy_proposal_holes;
 
-/* The largest order that looks for holes before a free cluster (4: 64K). */
-#define HF_MAX_ORDER 4
+/* The largest order that looks for holes before a free cluster:
+ * HF_MAX_ORDER (x_proposal.h, 4: 64K). */
 /* Clusters of other orders the rung may scan, as proposal-holes. */
 #define HF_BUDGET 64u
 /* The orders whose clusters the rung may adopt (bit o: order o): all but

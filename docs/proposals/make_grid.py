@@ -157,12 +157,12 @@ def pairs(data):
     offsets.sort(key=lambda o: (o != "0", o))
     rows = []
     nseeds = max(len(p["f0"]) for c in data.values() for p in c.values())
+    # each cell's policies in POLICIES' order, whatever order the sweeps
+    # came in, so that the JSON's keys do not move between regenerations
+    rank = {p: i for i, p in enumerate(POLICIES)}
     for cfg in sorted(data, key=lambda c: order_key(c, mthps, swaps, offsets)):
         # a policy with some seeds missing in a cell (a stopped sweep) is
         # left out of that cell
-        # in POLICIES' order, whatever order the sweeps came in, so that
-        # the JSON's keys do not move between regenerations
-        rank = {p: i for i, p in enumerate(POLICIES)}
         pol = {p: data[cfg][p] for p in sorted(data[cfg], key=lambda p: (rank.get(p, len(rank)), p))
                if len(data[cfg][p]["f0"]) == nseeds}
         kbs = sorted({kb for p in pol.values() for kb in p["sizes"]})

@@ -192,8 +192,8 @@ def load_cost(path: str | None) -> dict | None:
 DEFAULT_WINDOW = 1
 
 
-def parse_window(text: str) -> int:
-    return parse_count(text, "--window", 0, 4096)
+def parse_window(text: str, what: str = "--window") -> int:
+    return parse_count(text, what, 0, 4096)
 
 
 def run_reclaim(params: dict, policy: str = "linux-6.18", check: int = 0, cost: dict | None = None,

@@ -93,6 +93,10 @@ uint64_t xp_other_orders_adopt(sl_device *d, int cpu, int order, unsigned adopt,
  * than this one has asked the device for a slot (d->orders_seen): only
  * then does the free cluster it saves have a taker. */
 #define XP_TAIL_FREE_LOW 4u
+/* proposal-holes-first: the largest order that looks for holes before a
+ * free cluster (4: 64K; x_holes_first.c). proposal-compact's move bound
+ * treats the orders above it apart (x_compact.c cp_max_moves()). */
+#define HF_MAX_ORDER 4
 uint64_t xp_other_orders_spare(sl_device *d, int cpu, int order, unsigned adopt, uint32_t budget,
 			       int conc);
 /* Record that a folio of `order` asked device d for a slot (revision 5):

@@ -184,7 +184,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     try:
-        mwins = [parse_count(x, "--model-window", 0, 4096) for x in a.model_window.split(",")]
+        mwins = [model.parse_window(x, "--model-window") for x in a.model_window.split(",")]
     except ParamError as e:
         sys.stderr.write(f"agree: error: {e}\n")
         return 2
@@ -216,7 +216,7 @@ def main(argv=None) -> int:
         return 0
     try:
         seeds = parse_count(a.seeds, "--seeds", 1, 100)
-        window = parse_count(a.window, "--window", 0, 4096)
+        window = model.parse_window(a.window)
         stat_flush = parse_count(a.stat_flush, "--stat-flush", 0, 1 << 20)
         wls = a.workloads.split(",")
         for w in wls:
