@@ -8,10 +8,13 @@ that proposal-holes-first misses for contiguity or placement) with seeds
 1-5 under proposal-holes-first and proposal-compact, and sums per run
 (mean over the seeds, summed over the cells) the swap terms of the cost
 model: folios and pages swapped out and in, splits (fallbacks) and moves.
-They are priced with the uncalibrated defaults (sl_cost_default) and
-with the calibration in use (agree.DEFAULT_COST: the F28 fit,
-docs/data/cost-calibration-6.18-f28.json), where a move is one 4K page
-swapped in and out again. Deterministic.
+They are priced with the uncalibrated defaults (sl_cost_default); with
+the calibration in use (agree.DEFAULT_COST, the F31 fit), where a move is
+one 4K page swapped in and out again; and with the move's copy measured on
+this kernel's zram (kernel-findings F32, MOVE_COST): for the content of the
+calibration's own runs, and for pages that compress 2:1, where every 4K
+page swapped out and in also pays the extra compression and decompression
+F32 measured. Deterministic (the measurement is read from its file).
 """
 import json
 import os
@@ -24,6 +27,7 @@ from swaplab.params import params_from_options
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ALL = "16K,32K,64K,128K,256K,512K,1M,2M"
 POLICIES = ("proposal-holes-first", "proposal-compact")
+MOVE_COST = os.path.join("docs", "data", "kernel-move-cost-6.18-f32.json")
 
 
 def cells() -> list:
@@ -83,9 +87,18 @@ def main() -> int:
     with open(os.path.join(ROOT, DEFAULT_COST)) as f:
         q = json.load(f)["sl_cost_model"]
     move = q["swpin_folio"] + q["swpin_page"] + q["swpout_folio"] + q["swpout_page"]
+    with open(os.path.join(ROOT, MOVE_COST)) as f:
+        m = json.load(f)["summary"]
+    # the calibration's runs wrote one-byte pages ("byte"); a 2:1 page ("mixed")
+    # adds its extra compression to every page written, its decompression to every page read
+    mixed = dict(q, compact_move=m["mixed"]["move"],
+                 swpout_page=q["swpout_page"] + m["mixed"]["write"] - m["byte"]["write"],
+                 swpin_page=q["swpin_page"] + m["mixed"]["read"] - m["byte"]["read"])
     priced = {}
     for name, cost in (("uncalibrated", unc), ("calibrated", dict(q, compact_move=move)),
-                       ("calibrated, split 5 us", dict(q, compact_move=move, split=5000.0))):
+                       ("calibrated, split 5 us", dict(q, compact_move=move, split=5000.0)),
+                       ("calibrated, move measured (F32)", dict(q, compact_move=m["byte"]["move"])),
+                       ("calibrated, pages compressing 2:1 (F32)", mixed)):
         s = {p: round(seconds(totals[p], cost), 3) for p in POLICIES}
         saved = s[POLICIES[0]] - s[POLICIES[1]]
         moves = totals[POLICIES[1]]["moves"]

@@ -92,10 +92,10 @@ def running(args, env):
             p.communicate()
 
 
-def assert_interrupted(p, err, signo):
-    """The harness ended on signo with the machine restored."""
+def assert_interrupted(p, err, signo, cmd="run"):
+    """The harness (swaplab kernel CMD) ended on signo with the machine restored."""
     assert p.returncode == 128 + signo, err
-    assert err.strip() == f"swaplab kernel run: interrupted by signal {int(signo)}; machine restored"
+    assert err.strip() == f"swaplab kernel {cmd}: interrupted by signal {int(signo)}; machine restored"
 
 
 def wait_for_state(env, proc, driver=False, timeout=30.0):
@@ -298,11 +298,11 @@ def test_signal_restores(env, machine, signo, when):
     assert not os.path.exists(os.path.join(env["SWAPLAB_STATE_DIR"], M.STATE_NAME))
 
 
-def kill9_mid_run(env, args, settle=0.2):
-    """Starts `swaplab kernel run ARGS`, kill -9s it settle seconds into the
+def kill9_mid_run(env, args, settle=0.2, cmd="run"):
+    """Starts `swaplab kernel CMD ARGS`, kill -9s it settle seconds into the
     driver's run; returns (state path, state). The driver dies with the
     harness (PDEATHSIG)."""
-    with running(["kernel", "run"] + args, env) as p:
+    with running(["kernel", cmd] + args, env) as p:
         path, st = wait_for_state(env, p, driver=True)
         time.sleep(settle)
         p.kill()

@@ -1,4 +1,5 @@
-"""The kernel harness: `swaplab kernel run` and `swaplab kernel cleanup`
+"""The kernel harness: `swaplab kernel run`, `swaplab kernel move-cost` and
+`swaplab kernel cleanup`
 (docs/kernel-harness.md)."""
 from __future__ import annotations
 
@@ -33,6 +34,28 @@ def add_parsers(sub) -> None:
                    help="run even while other swap is active (ours gets the highest priority)")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     r.set_defaults(func=_cmd_run)
+
+    m = ksub.add_parser("move-cost", help="time a swap-entry move's copy on a zram device",
+                        description="What one move of proposal-compact costs in I/O on this kernel: "
+                                    "on a zram block device of its own (not swap), swaplab-mdriver "
+                                    "reads a 4 KiB block, writes it to a free block and discards the "
+                                    "old one, timing each step (docs/kernel-findings.md F32). "
+                                    "Restores the machine on every exit path.")
+    m.add_argument("--content", default="same,byte,mixed,random", metavar="LIST",
+                   help="page contents, comma-separated: same (kdriver's 0x11 pages), byte "
+                        "(rdriver's one-byte pages), mixed (compressible like anonymous memory), "
+                        "random (incompressible); default all four")
+    m.add_argument("--slots", type=int, default=8192, help="4 KiB blocks of the device, half in use "
+                                                          "(default 8192: 32 MiB)")
+    m.add_argument("--moves", type=int, default=100000, help="moves a run (default 100000)")
+    m.add_argument("--repeats", type=int, default=3, help="runs of each content, alternating (default 3)")
+    m.add_argument("--seed", type=int, default=1, help="seed of the block choice and the content")
+    m.add_argument("--cpu", type=int, default=0, help="CPU the driver is pinned to (default 0)")
+    m.add_argument("--json", metavar="PATH", help="write the result as JSON ('-' for stdout)")
+    m.add_argument("--allow-other-swap", action="store_true",
+                   help="run even while other swap is active (the device is not swap)")
+    m.add_argument("-q", "--quiet", action="store_true", help="print nothing")
+    m.set_defaults(func=_cmd_move_cost)
 
     c = ksub.add_parser("cleanup", help="restore the machine after a killed kernel run",
                         description="Undoes what the state file of a killed 'swaplab kernel run' "
@@ -108,6 +131,36 @@ def main_run_reclaim(argv: list) -> int:
         return reclaim.run_kernel(p)
 
     return _run_reported(run, a, reclaim.print_run) or 0
+
+
+def _cmd_move_cost(a) -> int:
+    from ..results import check_output_paths, write_json
+    from . import harness, machine, movecost
+
+    contents = [c for c in a.content.split(",")] if a.content else []
+    try:
+        movecost.check_params(contents, a.slots, a.moves, a.repeats, a.cpu)
+        check_output_paths(a.json, None)
+        res = movecost.run(contents, a.slots, a.moves, a.repeats, a.seed, a.cpu, a.allow_other_swap,
+                           progress=None if a.quiet or a.json == "-" else
+                           (lambda m: sys.stderr.write(f"swaplab kernel move-cost: {m}\n")))
+    except ParamError as e:
+        return _fail("move-cost", str(e), EXIT_BAD_INPUT)
+    except machine.HarnessError as e:
+        return _fail("move-cost", str(e), EXIT_FAILED)
+    except harness.Signalled as e:
+        sys.stderr.write(f"swaplab kernel move-cost: interrupted by signal {e.signo}; machine restored\n")
+        return 128 + e.signo
+    if not a.quiet and a.json != "-":
+        print(f"{'content':8} {'compr':>6} {'read':>7} {'write':>7} {'discard':>8} {'move':>7} "
+              f"{'sys/move':>9} {'empty read':>11}   (ns; sys in µs)")
+        for c, s in res["summary"].items():
+            comp = f"{s['compression']:.2f}" if s["compression"] else "same"
+            print(f"{c:8} {comp:>6} {s['read']:7.0f} {s['write']:7.0f} {s['discard']:8.0f} {s['move']:7.0f} "
+                  f"{s['sys_us_per_move']:9.2f} {s['empty_read']:11.0f}")
+    if a.json:
+        write_json(a.json, res)
+    return 0
 
 
 def _cmd_cleanup(a) -> int:

@@ -160,7 +160,8 @@ def find_tool(name: str) -> str | None:
 
 
 def driver_path(name: str = "swaplab-kdriver") -> str:
-    env = os.environ.get("SWAPLAB_KDRIVER" if name == "swaplab-kdriver" else "SWAPLAB_RDRIVER")
+    env = os.environ.get({"swaplab-kdriver": "SWAPLAB_KDRIVER", "swaplab-rdriver": "SWAPLAB_RDRIVER",
+                          "swaplab-mdriver": "SWAPLAB_MDRIVER"}[name])
     if env:
         return env
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -336,9 +337,10 @@ class Session:
         self.tools = tools
         self.root = state.data["sysfs_root"]
 
-    def create_zram(self, swap_bytes: int, prio: int | None = None) -> None:
+    def create_zram(self, swap_bytes: int, prio: int | None = None, swap: bool = True) -> None:
         """A zram device of swap_bytes, mkswap'ed and swapon'ed with -p prio
-        (None: without -p, the kernel's -2, -3, ...). The first is the run's
+        (None: without -p, the kernel's -2, -3, ...); with swap=False, a
+        bare block device (swaplab kernel move-cost). The first is the run's
         device (fields of the state itself); each further one goes to
         extra_zrams."""
         st = self.state.data
@@ -375,6 +377,8 @@ class Session:
             write_text(os.path.join(blk, "disksize"), str(swap_bytes))
         except OSError as e:
             raise HarnessError(f"cannot set the disksize of zram{zid}: {e.strerror}")
+        if not swap:
+            return
         self._run([self.tools["mkswap"], dev], "mkswap")
         rec["swapon"] = True
         self.state.save()
