@@ -97,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--size-max", help="largest process size")
     b.add_argument("--passes", metavar="MIN,MAX", help="walks over its memory after growing")
     p.add_argument("--cost", metavar="FILE", help="cost model coefficients (JSON object, ns per event)")
+    p.add_argument("--page-content", default="byte", choices=PAGE_CONTENTS,
+                   help="what a write stores: byte (one byte a page, the rest zero: compresses about "
+                        "100:1, the calibrated runs' pages) or mixed (whole pages, about 2:1 with "
+                        "lzo-rle, as ordinary anonymous memory): the kernel harness writes it, and the "
+                        "cost model adds F32's extra compression and decompression to each page "
+                        "swapped out and in (kernel-findings F32, F33); default byte")
     p.add_argument("--json", metavar="PATH", help="write the result as JSON ('-' for stdout)")
     p.add_argument("--layout-dump", metavar="PATH",
                    help="write the slot layouts the kernel harness records with --phase-layouts: every "
@@ -173,6 +179,27 @@ def params_from_args(a: argparse.Namespace) -> tuple[dict, str | None]:
     return prm, preset
 
 
+# What a write stores (--page-content), and what a "mixed" page (about 2:1
+# under lzo-rle) costs more than a one-byte page to write to zram and to
+# read from it: kernel-findings F32 (swaplab kernel move-cost, 2026-11-28),
+# checked against whole runs' system time in F33.
+PAGE_CONTENTS = ("byte", "mixed")
+MIXED_PAGE_EXTRA_NS = {"swpout_page": 5609.0, "swpin_page": 3215.0}
+
+
+def content_cost(cost: dict | None, content: str) -> dict | None:
+    """The coefficients for pages of this content: byte pages are what the
+    calibration measured (cost unchanged); mixed pages add F32's extra to
+    the per-page swap-out and swap-in terms of cost (or of the defaults)."""
+    if content == "byte":
+        return cost
+    out = {k: v for k, v in _core.cost_default().items() if k != "name"}
+    out.update(cost or {})
+    for k, extra in MIXED_PAGE_EXTRA_NS.items():
+        out[k] += extra
+    return out
+
+
 def load_cost(path: str | None) -> dict | None:
     if path is None:
         return None
@@ -197,15 +224,17 @@ def parse_window(text: str, what: str = "--window") -> int:
 
 
 def run_reclaim(params: dict, policy: str = "linux-6.18", check: int = 0, cost: dict | None = None,
-                preset: str | None = None, window: int = DEFAULT_WINDOW) -> dict:
+                preset: str | None = None, window: int = DEFAULT_WINDOW, page_content: str = "byte") -> dict:
     """Runs on the model; returns the result dict (SCHEMA). window: operations
-    in flight at once (1 serial; 0: 2 per CPU, the kernel driver's default)."""
-    return run_reclaim_layout(params, policy, check, cost, preset, window, False)[0]
+    in flight at once (1 serial; 0: 2 per CPU, the kernel driver's default);
+    page_content: what the workload's pages hold, for the cost model
+    (content_cost())."""
+    return run_reclaim_layout(params, policy, check, cost, preset, window, False, page_content)[0]
 
 
 def run_reclaim_layout(params: dict, policy: str = "linux-6.18", check: int = 0, cost: dict | None = None,
                        preset: str | None = None, window: int = DEFAULT_WINDOW,
-                       layout: bool = True) -> tuple[dict, bytes | None]:
+                       layout: bool = True, page_content: str = "byte") -> tuple[dict, bytes | None]:
     """run_reclaim() and, with layout, the slot layouts the run recorded as a
     layout dump's bytes (None without): every live process's at each phase
     marker and each process's as it exits, in the order of the run, as the
@@ -214,11 +243,15 @@ def run_reclaim_layout(params: dict, policy: str = "linux-6.18", check: int = 0,
     check_policy_name(policy)
     if not 0 <= window <= 4096:
         raise ParamError(f"--window {window} is outside 0..4096")
+    if page_content not in PAGE_CONTENTS:
+        raise ParamError(f"unknown page content '{shown(page_content)}' (known: {', '.join(PAGE_CONTENTS)})")
     try:
-        raw = _core.rrun(params, policy=policy, check=check, cost=cost, window=window, layout=layout)
+        raw = _core.rrun(params, policy=policy, check=check, cost=content_cost(cost, page_content),
+                         window=window, layout=layout)
     except ValueError as e:
         raise ParamError(str(e)) from None
     res = build_result(raw, policy, preset)
+    res["cost"]["page_content"] = page_content
     if layout:
         res["layouts"] = raw["layouts"]
         res["layout"] = {"npages": len(raw["layout_bytes"]) // 8, "hash": f"{_core.layout_hash(raw['layout_bytes']):016x}"}
@@ -304,7 +337,8 @@ def main_run(argv: list) -> int:
     check_output_paths(a.json, a.layout_dump)
     cost = load_cost(a.cost)
     window = DEFAULT_WINDOW if a.window is None else parse_window(a.window)
-    res, layout = run_reclaim_layout(prm, a.policy, int(a.check), cost, preset, window, bool(a.layout_dump))
+    res, layout = run_reclaim_layout(prm, a.policy, int(a.check), cost, preset, window, bool(a.layout_dump),
+                                     a.page_content)
     if a.layout_dump:
         write_layout(a.layout_dump, layout or b"")
     if a.json:

@@ -192,6 +192,30 @@ def test_usemem_swaps_out_and_the_slots_agree(cli, env, machine, tmp_path):
 
 
 @needs_reclaim
+def test_mixed_pages_reach_zram_compressible_about_2_to_1(cli, env, machine, tmp_path):
+    """--page-content mixed: the driver writes whole pages that zram must
+    really compress (F33). The same run with one-byte pages peaks at a
+    fraction of the memory, and only the prediction's content differs."""
+    _no_other_swap()
+    res = {}
+    for c in ("byte", "mixed"):
+        out = tmp_path / f"{c}.json"
+        p = cli("kernel", "run", *SMALL, "--page-content", c, "--json", str(out), env=env)
+        assert p.returncode == 0, p.stderr
+        res[c] = json.loads(out.read_text())
+        assert res[c]["cost"]["page_content"] == c
+    mm = {c: r["kernel"]["zram"]["mm_stat"] for c, r in res.items()}
+    # every process has exited (a page or two may still sit in the swap cache): the peak is the measure
+    peak_pages = {c: mm[c]["mem_used_max"] / 4096 for c in mm}
+    out_pages = res["mixed"]["pages"]["swapped_out"]
+    # at least 2048 pages are out at once (2 x 8M in an 8M limit); 2:1 pages take
+    # about half a page each, one-byte pages a few bytes
+    assert peak_pages["mixed"] > 2048 / 3 and peak_pages["mixed"] < out_pages
+    assert peak_pages["byte"] < peak_pages["mixed"] / 4
+    assert res["mixed"]["cost"]["model"]["swpout_page"] == res["byte"]["cost"]["model"]["swpout_page"] + 5609.0
+
+
+@needs_reclaim
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
 def test_signal_removes_the_memcg(env, machine, signo):
     _no_other_swap()

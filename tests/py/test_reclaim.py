@@ -8,7 +8,7 @@ import pytest
 from swaplab import _core
 from swaplab.golden import golden_path
 from swaplab.params import ParamError
-from swaplab.reclaim import (SCHEMA, base_params, compute_golden, run_reclaim)
+from swaplab.reclaim import (SCHEMA, base_params, compute_golden, content_cost, run_reclaim)
 
 POLICIES = [p["name"] for p in _core.policies()]
 PRESETS = [p["name"] for p in _core.rwl_workloads()["presets"]]
@@ -80,6 +80,38 @@ def test_cost_model_is_linear_in_its_coefficients(tmp_path, cli):
     p = cli("run", "usemem", "--cost", str(f), "--json", "-")
     assert p.returncode == 2
     assert "unknown coefficient 'bogus'" in p.stderr
+
+
+def test_mixed_pages_cost_f32s_extra_per_page_swapped_and_nothing_else(tmp_path, cli):
+    """--page-content mixed adds MIXED_PAGE_EXTRA_NS to the per-page swap
+    terms of the coefficients in use (defaults or a --cost file): the
+    prediction moves by exactly the pages times the extra, the run itself
+    not at all (kernel-findings F33)."""
+    prm, _ = base_params("usemem")
+    for cost in (None, {"swpout_page": 2000.0, "swpin_page": 0.0}):
+        byte = run_reclaim(dict(prm), cost=cost)
+        mixed = run_reclaim(dict(prm), cost=cost, page_content="mixed")
+        assert byte["cost"]["page_content"] == "byte" and mixed["cost"]["page_content"] == "mixed"
+        assert mixed["pages"] == byte["pages"] and mixed["sizes"] == byte["sizes"]
+        pg = byte["pages"]
+        want = (pg["swapped_out"] * 5609.0 + pg["swapped_in"] * 3215.0) * 1e-9
+        assert pg["swapped_out"] > 0 and pg["swapped_in"] > 0
+        got = mixed["cost"]["predicted_sys_seconds"] - byte["cost"]["predicted_sys_seconds"]
+        assert got == pytest.approx(want, abs=2e-6)
+        base = cost or _core.cost_default()
+        assert mixed["cost"]["model"]["swpout_page"] == base["swpout_page"] + 5609.0
+        assert mixed["cost"]["model"]["swpin_page"] == base["swpin_page"] + 3215.0
+    assert content_cost(None, "byte") is None
+    with pytest.raises(ParamError, match=r"^unknown page content 'gz' \(known: byte, mixed\)$"):
+        run_reclaim(dict(prm), page_content="gz")
+    p = cli("run", "usemem", "--page-content", "gz")
+    assert p.returncode == 2
+    assert p.stderr == ("swaplab run: error: argument --page-content: invalid choice: 'gz' "
+                        "(choose from 'byte', 'mixed')\n")
+    out = tmp_path / "m.json"
+    cli("run", "usemem", "--procs", "2", "--size", "4M", "--limit", "4M", "--page-content", "mixed",
+        "--json", str(out), check=True)
+    assert json.loads(out.read_text())["cost"]["page_content"] == "mixed"
 
 
 def test_cli_run_json_and_errors(cli):

@@ -1,8 +1,8 @@
 /*
- * drvutil.h - what both kernel drivers (kdriver.c, rdriver.c) need: the
- * pagemap entry's fields, the one-line error exit, a monotonic clock and
- * reading a small file. Each driver defines DRV_NAME (its program name)
- * before including this.
+ * drvutil.h - what the kernel drivers (kdriver.c, rdriver.c, mdriver.c)
+ * need: the pagemap entry's fields, the one-line error exit, a monotonic
+ * clock, reading a small file and the "mixed" page content. Each driver
+ * defines DRV_NAME (its program name) before including this.
  */
 #ifndef SWAPLAB_DRVUTIL_H
 #define SWAPLAB_DRVUTIL_H
@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "swaplab/swaplab.h"
 
 /* The page size and the fields of a /proc/PID/pagemap entry. */
 #define PAGE 4096u
@@ -59,6 +61,27 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 		return -1;
 	buf[n] = 0;
 	return n;
+}
+
+/*
+ * A page of the "mixed" content: 8-byte words, half zero, a quarter small
+ * integers, a quarter random (pointer-like). lzo-rle compresses it about
+ * 2:1, as it does ordinary anonymous memory (kernel-findings F32, F33).
+ */
+static inline void drv_fill_mixed(void *page, sl_rng *r)
+{
+	uint64_t *w = page;
+
+	for (unsigned i = 0; i < PAGE / 8; i++) {
+		uint64_t x = sl_rng_next(r);
+
+		switch (x & 3) {
+		case 0:
+		case 1: w[i] = 0; break;
+		case 2: w[i] = (x >> 8) & 0xff; break;
+		default: w[i] = sl_rng_next(r); break;
+		}
+	}
 }
 
 #endif

@@ -324,6 +324,11 @@ def check_no_state() -> None:
 
 # ---------------------------------------------------------------- changes
 
+# the first fields of a zram device's mm_stat, in order
+ZRAM_MM_STAT = ("orig_data_size", "compr_data_size", "mem_used_total", "mem_limit", "mem_used_max",
+                "same_pages", "pages_compacted", "huge_pages", "huge_pages_since")
+
+
 def _zram_block(root: str, zid: int) -> str:
     return os.path.join(root, "block", f"zram{zid}")
 
@@ -407,6 +412,16 @@ class Session:
             raise HarnessError(f"the memory cgroup's limit reads {got}, not {limit_bytes} "
                                "(not a multiple of the page size?)")
         return path
+
+    def zram_mm_stat(self) -> dict:
+        """The run's zram device's mm_stat (its memory use; zram's
+        documentation names the fields), or {} where it cannot be read."""
+        blk = _zram_block(self.root, self.state.data["zram_id"])
+        try:
+            vals = [int(x) for x in read_text(os.path.join(blk, "mm_stat")).split()]
+        except (OSError, ValueError):
+            return {}
+        return dict(zip(ZRAM_MM_STAT, vals))
 
     def zram_info(self) -> dict:
         st = self.state.data

@@ -61,8 +61,7 @@ static const char *const mm_name[NR_MM] = {
  *            same-filled page as its value, without compressing it);
  *   byte   - zeroes with one byte set at the start, as swaplab-rdriver's
  *            stores leave an anonymous page;
- *   mixed  - 8-byte words, half zero, a quarter small integers, a quarter
- *            random (pointer-like): compresses about as ordinary anonymous
+ *   mixed  - drv_fill_mixed(): compresses about as ordinary anonymous
  *            memory does, which mm_stat in the result measures;
  *   random - incompressible (zram stores it whole, a "huge" page).
  */
@@ -79,16 +78,7 @@ static void fill_page(unsigned char *buf, int content, sl_rng *r, uint64_t tag)
 		buf[0] = (unsigned char)(tag | 1);
 		break;
 	case C_MIXED:
-		for (unsigned i = 0; i < PAGE / 8; i++) {
-			uint64_t x = sl_rng_next(r);
-
-			switch (x & 3) {
-			case 0:
-			case 1: w[i] = 0; break;
-			case 2: w[i] = (x >> 8) & 0xff; break;
-			default: w[i] = sl_rng_next(r); break;
-			}
-		}
+		drv_fill_mixed(buf, r);
 		break;
 	default:
 		for (unsigned i = 0; i < PAGE / 8; i++)

@@ -13,6 +13,8 @@
  *   - MMAP: the child maps a fresh anonymous private region starting on a
  *     2 MiB boundary (no madvise) and answers its address;
  *   - TOUCH: one store (write) or one load per page, in address order;
+ *     with --page-content mixed a write fills the whole page with
+ *     drv_fill_mixed() instead (pages that compress about 2:1, F33);
  *   - MUNMAP, EXIT;
  *   - PHASE: a barrier: every running child finishes what it was sent, then
  *     the counters are read (and with --phase-layouts every child's pagemap);
@@ -101,6 +103,8 @@ typedef struct drv {
 	uint32_t first_cpu;      /* added to every START's CPU */
 	uint32_t window;         /* at most this many TOUCH / MUNMAP in flight */
 	uint32_t stat_flush;     /* read memory.stat before every this many of them (0: never) */
+	int page_mixed;          /* TOUCH writes whole "mixed" pages, not one byte */
+	uint64_t content_seed;   /* the stream's seed: child k's content stream is seed + k */
 	uint32_t stat_count;
 	uint64_t stat_reads;
 	int stat_fd;
@@ -197,8 +201,10 @@ static uint64_t map_region(uint64_t npages)
 	return start;
 }
 
-static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent, uint32_t cpu)
+static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent, uint32_t cpu,
+		       int page_mixed, uint64_t content_seed)
 {
+	sl_rng rng;
 	char path[1024], pidtxt[32];
 	unsigned char *base[RD_MAX_REGIONS] = { 0 };
 	uint64_t npages[RD_MAX_REGIONS] = { 0 };
@@ -219,6 +225,7 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		_exit(6);
+	sl_rng_init(&rng, SL_RNG_DEFAULT, content_seed);
 	for (;;) {
 		if (read_all(cmd_fd, &c, sizeof(c)))
 			_exit(7);
@@ -244,7 +251,10 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 
 			if (!p || end > npages[op->region])
 				_exit(9);
-			if (op->write) {
+			if (op->write && page_mixed) {
+				for (uint64_t i = op->first; i < end; i++)
+					drv_fill_mixed((void *)(uintptr_t)(p + i * PAGE), &rng);
+			} else if (op->write) {
 				for (uint64_t i = op->first; i < end; i++)
 					p[i * PAGE] = (unsigned char)(i | 1);
 			} else {
@@ -484,7 +494,8 @@ static void start_child(drv *d, const rd_op *op)
 		close(ackp[0]);
 		/* the other children's pipe ends stay open in this child: harmless,
 		 * each child only reads its own */
-		child_main(cmdp[0], ackp[1], d->cgroup, getppid(), d->first_cpu + op->cpu);
+		child_main(cmdp[0], ackp[1], d->cgroup, getppid(), d->first_cpu + op->cpu, d->page_mixed,
+			   d->content_seed + d->nch - 1);
 		_exit(11);
 	}
 	close(cmdp[0]);
@@ -607,6 +618,7 @@ static void usage(void)
 {
 	fputs("usage: swaplab-rdriver --cgroup DIR --json PATH --layout PATH [--sysfs-root DIR]\n"
 	      "       [--parent-pid PID] [--first-cpu C] [--window N] [--stat-flush N] [--phase-layouts]\n"
+	      "       [--page-content byte|mixed]\n"
 	      "       STREAM-OPTIONS (rstream.h)\n"
 	      "       swaplab-rdriver --print-params STREAM-OPTIONS\n", stderr);
 	exit(2);
@@ -652,6 +664,11 @@ int main(int argc, char **argv)
 			d.window = (uint32_t)atoi(v);
 		else if (!strcmp(a, "--stat-flush"))
 			d.stat_flush = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--page-content")) {
+			if (strcmp(v, "byte") && strcmp(v, "mixed"))
+				die(2, "unknown page content '%s'", v);
+			d.page_mixed = !strcmp(v, "mixed");
+		}
 		else if ((r = rd_set_option(&p, a, v, msg, sizeof(msg))) < 0)
 			die(2, "%s", msg);
 		else if (r == 0)
@@ -660,6 +677,7 @@ int main(int argc, char **argv)
 	}
 	if (rd_validate(&p, msg, sizeof(msg)))
 		die(2, "%s", msg);
+	d.content_seed = p.seed;
 	if (print_params) {
 		rd_print_params(&p, stdout);
 		return 0;

@@ -56,6 +56,7 @@ class ReclaimParams:
     phase_layouts: bool = False
     window: int = 0                     # TOUCH / MUNMAP in flight at once (0: the driver's 2 per CPU)
     stat_flush: int = 0                 # the driver reads memory.stat every this many of them (0: never; F28)
+    page_content: str = "byte"          # what a write stores: one byte a page, or whole "mixed" pages (F33)
     cost: dict = field(default_factory=dict)  # ns per event (sl_cost_model's fields)
 
     @property
@@ -77,6 +78,7 @@ class ReclaimParams:
             out += [opt, repr(s[k]) if isinstance(s[k], float) else str(s[k])]
         out += ["--first-cpu", str(self.cpu)]
         out += ["--window", str(self.window)] if self.window else []
+        out += ["--page-content", self.page_content] if self.page_content != "byte" else []
         return out + (["--stat-flush", str(self.stat_flush)] if self.stat_flush else [])
 
 
@@ -150,7 +152,8 @@ def params_from_args(a, argv: list) -> ReclaimParams:
     p.phase_layouts = bool(a.phase_layouts)
     p.window = 0 if a.window is None else parse_count(a.window, "--window", 0, 4096)
     p.stat_flush = parse_count(a.stat_flush, "--stat-flush", 0, 1 << 20)
-    cost = model.load_cost(a.cost)
+    p.page_content = a.page_content
+    cost = model.content_cost(model.load_cost(a.cost), a.page_content)
     p.cost = dict(_core.cost_default(), **(cost or {}))
     return p
 
@@ -266,6 +269,7 @@ def run_kernel(p: ReclaimParams, tools: dict | None = None) -> tuple[dict, bytes
 
     def collect():
         memcg = _memcg_read(info["cg"])       # before restore removes the cgroup
+        info["zram"]["mm_stat"] = sess.zram_mm_stat()   # and resets the device
         with open(out_json) as f:
             raw = json.load(f)
         with open(out_layout, "rb") as f:
@@ -441,7 +445,8 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "machine": machine_info(),
         **view,
         "processes": raw["nprocs"],
-        "cost": {"model": p.cost, "predicted_sys_seconds": round(predict_sys(p.cost, view, stream), 6),
+        "cost": {"model": p.cost, "page_content": p.page_content,
+                 "predicted_sys_seconds": round(predict_sys(p.cost, view, stream), 6),
                  "measured_sys_seconds": raw["sys_seconds"], "stream": stream},
         "counters": total,
         "phases": phases,
