@@ -68,22 +68,32 @@ def _fail(cmd: str, msg: str, code: int) -> int:
     return code
 
 
+def _guarded(cmd: str, fn) -> tuple:
+    """fn() with the errors every kernel command reports the same way:
+    (None, its value), or (the exit status, None) after one line on stderr."""
+    from . import harness, machine
+
+    try:
+        return None, fn()
+    except ParamError as e:
+        return _fail(cmd, str(e), EXIT_BAD_INPUT), None
+    except machine.HarnessError as e:
+        return _fail(cmd, str(e), EXIT_FAILED), None
+    except harness.Signalled as e:
+        sys.stderr.write(f"swaplab kernel {cmd}: interrupted by signal {e.signo}; machine restored\n")
+        return 128 + e.signo, None
+
+
 def _run_reported(run, a, print_run) -> int:
     """Runs run() -> (result, layout) (which checks the output paths after
     the parameters) with the errors every kernel run reports the same way; prints and writes the outputs. Returns the exit
     status, or None with the result in a.result."""
     from ..results import save_outputs
-    from . import harness, machine
 
-    try:
-        res, layout = run()
-    except ParamError as e:
-        return _fail("run", str(e), EXIT_BAD_INPUT)
-    except machine.HarnessError as e:
-        return _fail("run", str(e), EXIT_FAILED)
-    except harness.Signalled as e:
-        sys.stderr.write(f"swaplab kernel run: interrupted by signal {e.signo}; machine restored\n")
-        return 128 + e.signo
+    rc, out = _guarded("run", run)
+    if rc is not None:
+        return rc
+    res, layout = out
     if not a.quiet and a.json != "-":
         print_run(res)
     save_outputs(res, layout, a.json, a.layout_dump)
@@ -135,22 +145,20 @@ def main_run_reclaim(argv: list) -> int:
 
 def _cmd_move_cost(a) -> int:
     from ..results import check_output_paths, write_json
-    from . import harness, machine, movecost
+    from . import movecost
 
-    contents = [c for c in a.content.split(",")] if a.content else []
-    try:
+    contents = a.content.split(",") if a.content else []
+
+    def run():
         movecost.check_params(contents, a.slots, a.moves, a.repeats, a.cpu)
         check_output_paths(a.json, None)
-        res = movecost.run(contents, a.slots, a.moves, a.repeats, a.seed, a.cpu, a.allow_other_swap,
-                           progress=None if a.quiet or a.json == "-" else
-                           (lambda m: sys.stderr.write(f"swaplab kernel move-cost: {m}\n")))
-    except ParamError as e:
-        return _fail("move-cost", str(e), EXIT_BAD_INPUT)
-    except machine.HarnessError as e:
-        return _fail("move-cost", str(e), EXIT_FAILED)
-    except harness.Signalled as e:
-        sys.stderr.write(f"swaplab kernel move-cost: interrupted by signal {e.signo}; machine restored\n")
-        return 128 + e.signo
+        return movecost.run(contents, a.slots, a.moves, a.repeats, a.seed, a.cpu, a.allow_other_swap,
+                            progress=None if a.quiet or a.json == "-" else
+                            (lambda m: sys.stderr.write(f"swaplab kernel move-cost: {m}\n")))
+
+    rc, res = _guarded("move-cost", run)
+    if rc is not None:
+        return rc
     if not a.quiet and a.json != "-":
         print(f"{'content':8} {'compr':>6} {'read':>7} {'write':>7} {'discard':>8} {'move':>7} "
               f"{'sys/move':>9} {'empty read':>11}   (ns; sys in µs)")

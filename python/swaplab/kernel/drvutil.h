@@ -1,12 +1,14 @@
 /*
  * drvutil.h - what the kernel drivers (kdriver.c, rdriver.c, mdriver.c)
  * need: the pagemap entry's fields, the one-line error exit, a monotonic
- * clock, reading a small file and the "mixed" page content. Each driver
- * defines DRV_NAME (its program name) before including this.
+ * clock, parsing an integer option, reading a small file and the "mixed"
+ * page content. Each driver defines DRV_NAME (its program name) before
+ * including this.
  */
 #ifndef SWAPLAB_DRVUTIL_H
 #define SWAPLAB_DRVUTIL_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -37,6 +39,18 @@ static void die(int code, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(code);
+}
+
+/* A non-negative integer option (decimal, 0x hex or 0 octal), or exit 2. */
+static inline uint64_t parse_u64(const char *s, const char *opt)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		die(2, "%s '%s' is not a non-negative integer", opt, s);
+	return (uint64_t)v;
 }
 
 static double now(void)

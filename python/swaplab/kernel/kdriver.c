@@ -95,17 +95,6 @@ typedef struct drv {
 	double t0;
 } drv;
 
-static uint64_t parse_u64(const char *s, const char *opt)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		die(2, "%s '%s' is not a non-negative integer", opt, s);
-	return (uint64_t)v;
-}
-
 static uint64_t read_stat(const drv *d, int order, int st)
 {
 	char path[512], buf[64];

@@ -87,17 +87,6 @@ static void fill_page(unsigned char *buf, int content, sl_rng *r, uint64_t tag)
 	}
 }
 
-static uint64_t parse_u64(const char *s, const char *opt)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		die(2, "%s '%s' is not a non-negative integer", opt, s);
-	return (uint64_t)v;
-}
-
 static void read_mm_stat(const char *path, uint64_t out[NR_MM])
 {
 	char buf[512];
