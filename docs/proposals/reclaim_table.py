@@ -9,7 +9,10 @@ run PRESET --policy P --seed S [--cpus N]`, the Python API underneath) and
 writes, per (setting, policy), the seed means of every mTHP size's
 fallback %, the order-0 swap-outs that found no slot (`alloc_fail`), the
 device's peak use and the share of operations after which its free-cluster
-list was empty; then prints the Markdown table of docs/proposals/README.md,
+list was empty, and the predicted system time with the calibration agree
+uses (the F31 fit, kernel-findings F31) for one-byte pages and for pages
+that compress 2:1 (`--page-content mixed`: F32's extra a page swapped out
+and in, F33); then prints the Markdown tables of docs/proposals/README.md,
 "Reclaim-driven presets". Deterministic: the same tree gives the same file.
 """
 import argparse
@@ -18,7 +21,11 @@ import os
 import statistics
 import sys
 
-from swaplab.reclaim import build_parser, params_from_args, run_reclaim
+from swaplab.kernel.agree import DEFAULT_COST, cost_from_calibration
+from swaplab.reclaim import MIXED_PAGE_EXTRA_NS, build_parser, params_from_args, run_reclaim
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COST = cost_from_calibration(os.path.join(ROOT, DEFAULT_COST))
 
 POLICIES = ("linux-6.12", "linux-6.18", "proposal-holes-first", "proposal-compact", "first-fit", "buddy",
             "noncontig")
@@ -34,8 +41,12 @@ SETTINGS = (("kbuild-v5, 2 CPUs", "kbuild-v5", []),
 def one(preset: str, opts: list, policy: str, seed: int) -> dict:
     a = build_parser().parse_args([preset, *opts, "--seed", str(seed), "-q"])
     prm, pre = params_from_args(a)
-    r = run_reclaim(prm, policy, 0, None, pre)
-    return {"fallback_pct": {kb: s["fallback_pct"] for kb, s in r["sizes"].items() if kb != "4"},
+    r = run_reclaim(prm, policy, 0, COST, pre)
+    pg = r["pages"]
+    # the cost is linear: mixed pages add their extra per page swapped out and in
+    mixed = r["cost"]["predicted_sys_seconds"] + 1e-9 * (pg["swapped_out"] * MIXED_PAGE_EXTRA_NS["swpout_page"] +
+                                                         pg["swapped_in"] * MIXED_PAGE_EXTRA_NS["swpin_page"])
+    return {"sys_byte": r["cost"]["predicted_sys_seconds"], "sys_mixed": mixed,"fallback_pct": {kb: s["fallback_pct"] for kb, s in r["sizes"].items() if kb != "4"},
             "alloc_fail": r["order0"]["alloc_fail"], "oom": r["reclaim"]["oom"],
             "swap_peak_pct": 100.0 * r["reclaim"]["swap_peak"] * 4096 / prm["swap_bytes"],
             "free_empty_pct": (r.get("clusters") or {}).get("free_empty_pct")}
@@ -61,7 +72,9 @@ def main() -> int:
                          "alloc_fail": mean([r["alloc_fail"] for r in runs]),
                          "oom": sum(r["oom"] for r in runs),
                          "swap_peak_pct": mean([r["swap_peak_pct"] for r in runs]),
-                         "free_empty_pct": mean([r["free_empty_pct"] for r in runs])})
+                         "free_empty_pct": mean([r["free_empty_pct"] for r in runs]),
+                         "predicted_sys_seconds": {"byte": round(statistics.mean(r["sys_byte"] for r in runs), 4),
+                                                   "mixed": round(statistics.mean(r["sys_mixed"] for r in runs), 4)}})
             print(label, pol, rows[-1]["fallback_pct"], file=sys.stderr)
     with open(a.json, "w") as f:
         json.dump({"schema": "swaplab.proposals-reclaim/1", "policies": POLICIES, "rows": rows}, f, indent=1)
@@ -76,6 +89,12 @@ def main() -> int:
         for r in sel:
             cells = ["0" if r["fallback_pct"][kb] == 0 else f"{r['fallback_pct'][kb]:.1f}" for kb in sizes]
             print(f"| {r['policy']} | " + " | ".join(cells) + f" | {r['alloc_fail']:g} | {r['swap_peak_pct']:.0f} % |")
+    print("\nPredicted system time (s, seed means, F31 fit): one-byte pages / pages that compress 2:1\n")
+    print("| setting | " + " | ".join(POLICIES) + " |")
+    print("|---|" + "---|" * len(POLICIES))
+    for label, _, _ in SETTINGS:
+        by = {r["policy"]: r["predicted_sys_seconds"] for r in rows if r["setting"] == label}
+        print(f"| {label} | " + " | ".join(f"{by[p]['byte']:.2f} / {by[p]['mixed']:.2f}" for p in POLICIES) + " |")
     return 0
 
 
