@@ -9,7 +9,7 @@ that proposal-holes-first misses for contiguity or placement) with seeds
 (mean over the seeds, summed over the cells) the swap terms of the cost
 model: folios and pages swapped out and in, splits (fallbacks) and moves.
 They are priced with the uncalibrated defaults (sl_cost_default); with
-the calibration in use (agree.DEFAULT_COST, the F31 fit), where a move is
+the calibration in use (agree.DEFAULT_COST: F34's fit), where a move is
 one 4K page swapped in and out again; and with the move's copy measured on
 this kernel's zram (kernel-findings F32, MOVE_COST): for the content of the
 calibration's own runs, and for pages that compress 2:1, where every 4K

@@ -10,7 +10,7 @@ writes, per (setting, policy), the seed means of every mTHP size's
 fallback %, the order-0 swap-outs that found no slot (`alloc_fail`), the
 device's peak use and the share of operations after which its free-cluster
 list was empty, and the predicted system time with the calibration agree
-uses (the F31 fit, kernel-findings F31) for one-byte pages and for pages
+uses (agree.DEFAULT_COST: F34's fit) for one-byte pages and for pages
 that compress 2:1 (`--page-content mixed`: F32's extra a page swapped out
 and in, F33); then prints the Markdown tables of docs/proposals/README.md,
 "Reclaim-driven presets". Deterministic: the same tree gives the same file.
@@ -89,7 +89,7 @@ def main() -> int:
         for r in sel:
             cells = ["0" if r["fallback_pct"][kb] == 0 else f"{r['fallback_pct'][kb]:.1f}" for kb in sizes]
             print(f"| {r['policy']} | " + " | ".join(cells) + f" | {r['alloc_fail']:g} | {r['swap_peak_pct']:.0f} % |")
-    print("\nPredicted system time (s, seed means, F31 fit): one-byte pages / pages that compress 2:1\n")
+    print("\nPredicted system time (s, seed means, agree's default fit): one-byte pages / pages that compress 2:1\n")
     print("| setting | " + " | ".join(POLICIES) + " |")
     print("|---|" + "---|" * len(POLICIES))
     for label, _, _ in SETTINGS:

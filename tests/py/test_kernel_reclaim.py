@@ -175,6 +175,7 @@ def test_usemem_swaps_out_and_the_slots_agree(cli, env, machine, tmp_path):
     # tick-sampled accounting: a short run may show 0 s
     assert r["time"]["sys_seconds"] >= 0 and len(r["time"]["per_process"]) == 2
     assert r["cost"]["measured_sys_seconds"] == r["time"]["sys_seconds"]
+    assert r["cost"]["measured_cpu_seconds"] == round(r["time"]["sys_seconds"] + r["time"]["user_seconds"], 6)
     assert r["cost"]["predicted_sys_seconds"] > 0
     assert r["sizes"]["64"]["swpout"] == c["sizes"]["64"]["swpout"]
     assert r["pages"]["swapped_out"] == c["vmstat"]["pswpout"]

@@ -2,17 +2,20 @@
 docs/kernel-findings.md F10).
 
     python -m swaplab.kernel.agree [--seeds 5] [--workloads usemem,pmbench,build]
-        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-f31.json] [--window N] [--stat-flush N]
-        [--model-window W[,W...]] --json PATH
+        [--mthp 4K,64K,all] [--cost docs/data/cost-calibration-6.18-f34.json] [--window N] [--stat-flush N]
+        [--model-window W[,W...]] [--measured cpu|sys] --json PATH
     python -m swaplab.kernel.agree --rescore STORED[,STORED...] [--counts quietest|mean] [--cost FILE]
-        [--model-window W[,W...]] --json PATH
+        [--model-window W[,W...]] [--measured cpu|sys] --json PATH
 
 For each workload at two sizes and three mTHP settings (4K only, 64K, every
 size 16K..2M) and each seed, runs the model (policy linux-6.18, swaplab
 run's code) and the kernel (the reclaim harness) with the same parameters,
 and reports per setting the means over the seeds: per-size swpout and
 swpin, fallback %, and the system time (the model's prediction with the
-calibrated costs against the kernel's measured system time). `--window 1`
+calibrated costs against the kernel's measured time: `--measured cpu`, the
+default, is the workload's user + system time, which tick accounting
+splits unreliably for short processes (kernel-findings F34); `sys` the
+system time alone, what files before F34 store). `--window 1`
 runs the kernel's processes one operation at a time, as the model executes
 the stream (kernel-findings F17). `--model-window` runs the model with
 that many operations in flight (`swaplab run --window`; docs/reclaim.md
@@ -50,8 +53,9 @@ from . import reclaim as R
 
 # the calibration the model's predictions use by default: the fit on runs
 # of a quiet machine, trained on the quietest of three repetitions with the
-# statistics read before every operation (kernel-findings F25, F28, F31)
-DEFAULT_COST = "docs/data/cost-calibration-6.18-f31.json"
+# statistics read before every operation, of the workload's user + system
+# time (kernel-findings F25, F28, F31, F34)
+DEFAULT_COST = "docs/data/cost-calibration-6.18-f34.json"
 # the kernel driver flushes the group's statistics every this many
 # operations: a run shorter than the kernel's 2 s flush otherwise reclaims
 # on statistics as old as the group (kernel-findings F18, F28); every
@@ -59,6 +63,27 @@ DEFAULT_COST = "docs/data/cost-calibration-6.18-f31.json"
 STAT_FLUSH = 1
 ALL = "16K,32K,64K,128K,256K,512K,1M,2M"
 MTHP = (("4K", "none"), ("64K", "64K"), ("all", ALL))
+# What a kernel run's measured time is (kernel-findings F34): "cpu", the
+# workload's user + system time, its CPU time (exact: under tick accounting a
+# short process's kernel time may all be reported as user time, and the
+# drivers do almost no user work); "sys", the system time alone (agreement
+# files before F34 store only that)
+MEASURED = ("cpu", "sys")
+DEFAULT_MEASURED = "cpu"
+TIME_LABEL = {"cpu": "user + system time", "sys": "system time"}
+
+
+def measured_seconds(t: dict, measured: str, where: str = "") -> float:
+    """The measured time of a kernel run from its result's "time" (or a
+    stored run's kernel record, whose keys are "sys" and "user")."""
+    sys_s = t["sys_seconds"] if "sys_seconds" in t else t["sys"]
+    if measured == "sys":
+        return sys_s
+    user = t.get("user_seconds", t.get("user"))
+    if user is None:
+        raise ParamError(f"{where or 'a kernel run'}: no user time stored (an agreement file before "
+                         "kernel-findings F34); --measured cpu needs it, --measured sys does not")
+    return sys_s + user
 # (label, options) per workload: a base size and twice it
 SIZES = {
     "usemem": (("4x8M/16M", ["--procs", "4", "--size", "8M", "--limit", "16M", "--reread", "1"]),
@@ -118,8 +143,9 @@ def _rel(m: float, k: float) -> float | None:
     return None if k == 0 else (m - k) / k
 
 
-def summarize(pairs: list) -> dict:
-    """Means over the seeds of one setting."""
+def summarize(pairs: list, measured: str = "sys") -> dict:
+    """Means over the seeds of one setting; the kernel's time is `measured`
+    (MEASURED)."""
     sizes = sorted({kb for m, k in pairs for kb in list(m["sizes"]) + list(k["sizes"])}, key=int)
     out = {"sizes": {}}
     for kb in sizes:
@@ -133,7 +159,7 @@ def summarize(pairs: list) -> dict:
         row["fallback_pct"] = {"model": mf, "kernel": kf, "diff_pp": mf - kf}
         out["sizes"][kb] = row
     ms = statistics.mean(m["cost"]["predicted_sys_seconds"] for m, _ in pairs)
-    ks = statistics.mean(k["time"]["sys_seconds"] for _, k in pairs)
+    ks = statistics.mean(measured_seconds(k["time"], measured) for _, k in pairs)
     kps = [k["cost"]["predicted_sys_seconds"] for _, k in pairs]
     # a re-scored stored run (--rescore) has no kernel-side prediction
     kp = None if None in kps else statistics.mean(kps)
@@ -181,9 +207,14 @@ def main(argv=None) -> int:
                     help="with several --rescore files, the kernel's counts of each setting and seed: "
                          "quietest (the quietest run's, default) or mean (the mean over every "
                          "repetition; the system time stays the quietest's; kernel-findings F29)")
+    ap.add_argument("--measured", default=DEFAULT_MEASURED,
+                    help="the kernel's time to predict: cpu (user + system time, default; "
+                         "kernel-findings F34) or sys (system time alone: agreement files before F34)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     try:
+        if a.measured not in MEASURED:
+            raise ParamError(f"--measured '{a.measured}' is not one of {', '.join(MEASURED)}")
         mwins = [model.parse_window(x, "--model-window") for x in a.model_window.split(",")]
     except ParamError as e:
         sys.stderr.write(f"agree: error: {e}\n")
@@ -196,10 +227,10 @@ def main(argv=None) -> int:
             if a.counts not in COUNTS:
                 raise ParamError(f"--counts '{a.counts}' is not one of {', '.join(COUNTS)}")
             if len(stored) > 1:
-                stored = [quietest(stored, paths, a.counts)]
+                stored = [quietest(stored, paths, a.counts, a.measured)]
             elif a.counts != "quietest":
                 raise ParamError("--counts mean needs several --rescore files (repetitions)")
-            out = rescore(stored[0], cost_from_calibration(a.cost), a.rescore, mwins)
+            out = rescore(stored[0], cost_from_calibration(a.cost), a.rescore, mwins, a.measured)
         except ParamError as e:
             sys.stderr.write(f"agree: error: {e}\n")
             return 2
@@ -209,7 +240,7 @@ def main(argv=None) -> int:
         for ln in tally_large_lines(out):
             print(ln, file=sys.stderr)
         n, tot = sys_within(out)
-        print(f"system time within 15 %: {n} of {tot} settings", file=sys.stderr)
+        print(f"{TIME_LABEL[a.measured]} within 15 %: {n} of {tot} settings", file=sys.stderr)
         for ln in tally_lines(out):
             print(ln, file=sys.stderr)
         write_json(a.json, out)
@@ -244,7 +275,7 @@ def main(argv=None) -> int:
                         rows.append({"workload": w, "size": size_label, "mthp": mlabel, "failed": failed})
                         continue
                     row = agreement_row(w, size_label, mlabel, ok, [m for m, _ in pairs],
-                                        [k for _, k in pairs], failed, mwins)
+                                        [k for _, k in pairs], failed, mwins, a.measured)
                     rows.append(row)
                     print(line(row), file=sys.stderr)
     except ParamError as e:
@@ -254,7 +285,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
     res = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
-           "stat_flush": stat_flush or None, "model_windows": mwins, "rows": rows}
+           "stat_flush": stat_flush or None, "model_windows": mwins, "measured": a.measured, "rows": rows}
     for ln in tally_large_lines(res) + tally_lines(res):
         print(ln, file=sys.stderr)
     write_json(a.json, res)
@@ -262,14 +293,14 @@ def main(argv=None) -> int:
 
 
 def agreement_row(w: str, size_label: str, mlabel: str, seeds: list, mres: list, kres: list,
-                  failed: list, windows: list) -> dict:
+                  failed: list, windows: list, measured: str = "sys") -> dict:
     """One setting's row: mres[i] the model's results (one per model window)
     of kernel run kres[i], which ran with seeds[i] (a failed kernel run is in
     `failed`). The first window's means and verdicts are the row's
     `summary` and `targets_met`; every window's are under `model_windows`."""
     per = {}
     for j, mw in enumerate(windows):
-        s = summarize([(m[j], k) for m, k in zip(mres, kres)])
+        s = summarize([(m[j], k) for m, k in zip(mres, kres)], measured)
         per[str(mw)] = {"summary": s, "targets_met": verdict(s)}
     first = per[str(windows[0])]
     return {"workload": w, "size": size_label, "mthp": mlabel, "seeds": len(kres),
@@ -279,6 +310,7 @@ def agreement_row(w: str, size_label: str, mlabel: str, seeds: list, mres: list,
                       "models": {str(mw): {"sizes": mm["sizes"], "cost": mm["cost"]["predicted_sys_seconds"],
                                            "runner": mm["runner"]} for mw, mm in zip(windows, m)},
                       "kernel": {"sizes": k["sizes"], "sys": k["time"]["sys_seconds"],
+                                 "user": k["time"].get("user_seconds"),
                                  "predicted": k["cost"]["predicted_sys_seconds"],
                                  "reclaim": k.get("reclaim")}}
                      for sd, m, k in zip(seeds, mres, kres)]}
@@ -297,11 +329,13 @@ def stored_seeds(row: dict) -> list:
     return seeds
 
 
-def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = None) -> dict:
+def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = None,
+            measured: str = "sys") -> dict:
     """A stored agreement file (swaplab.reclaim-agreement/1) scored again:
     the model runs each stored setting and seed with `cost` at each of
     `windows`; the kernel's side is the stored counts and measured system
-    time (its own prediction, made with the cost of its day, is left out)."""
+    time, `measured` (its own prediction, made with the cost of its day, is
+    left out)."""
     windows = windows or [model.DEFAULT_WINDOW]
     if not isinstance(stored, dict) or stored.get("schema") != "swaplab.reclaim-agreement/1":
         raise ParamError(f"--rescore '{path}' is not a swaplab.reclaim-agreement/1 file")
@@ -317,9 +351,13 @@ def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = Non
             seeds = stored_seeds(row)
             opts, mthp = dict(SIZES[w])[size_label], dict(MTHP)[mlabel]
             mres = [model_runs(w, opts, mthp, seed, cost, windows) for seed in seeds]
-            kres = [{"sizes": r["kernel"]["sizes"], "time": {"sys_seconds": r["kernel"]["sys"]},
+            kres = [{"sizes": r["kernel"]["sizes"],
+                     "time": {"sys_seconds": r["kernel"]["sys"], "user_seconds": r["kernel"].get("user")},
                      "cost": {"predicted_sys_seconds": None}} for r in row["runs"]]
-            new = agreement_row(w, size_label, mlabel, seeds, mres, kres, row.get("failed", []), windows)
+            for k in kres:
+                measured_seconds(k["time"], measured, f"--rescore '{path}'")
+            new = agreement_row(w, size_label, mlabel, seeds, mres, kres, row.get("failed", []), windows,
+                                measured)
             for run, src in zip(new["runs"], row["runs"]):
                 if "repetitions" in src:
                     # --counts mean: the kernel's counts are the means of so many runs
@@ -328,7 +366,7 @@ def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = Non
     except (KeyError, TypeError) as e:
         raise ParamError(f"--rescore '{path}': a row lacks {e}") from None
     out = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": stored.get("window"),
-           "model_windows": windows, "rescored_from": path, "rows": rows}
+           "model_windows": windows, "rescored_from": path, "measured": measured, "rows": rows}
     if "counts" in stored:
         out["counts"] = stored["counts"]
     return out
@@ -349,14 +387,15 @@ def mean_sizes(runs: list) -> dict:
     return out
 
 
-def quietest(stored: list, paths: list, counts: str = "quietest") -> dict:
+def quietest(stored: list, paths: list, counts: str = "quietest", measured: str = "sys") -> dict:
     """Stored agreement files that repeat one experiment (the same settings
     and seeds, each a full kernel run): one file in the same form whose run
     of each setting and seed is the repetition with the least system time.
     System time on this VM only grows with what else the host runs
     (kernel-findings F25), so the least of several repetitions is the
     closest to the workload's own cost, as for the calibration's
-    experiments. A seed that failed in every repetition stays failed.
+    experiments (least by `measured`: system time, or user + system time).
+    A seed that failed in every repetition stays failed.
     With `counts` "mean" the run keeps the quietest's system time but its
     per-size counts are the means over every repetition of that seed that
     ran (`repetitions`): the counts do not depend on the host's load, and
@@ -384,7 +423,8 @@ def quietest(stored: list, paths: list, counts: str = "quietest") -> dict:
                                      f"{slot['n']}")
                 for sd, run in zip(seeds, row.get("runs", [])):
                     best = slot["runs"].get(sd)
-                    if best is None or run["kernel"]["sys"] < best["kernel"]["sys"]:
+                    here = measured_seconds(run["kernel"], measured, f"--rescore '{path}'")
+                    if best is None or here < measured_seconds(best["kernel"], measured):
                         slot["runs"][sd] = dict(run, seed=sd)
                     slot.setdefault("all", {}).setdefault(sd, []).append(run)
                 slot["failed"].update(failed)

@@ -28,6 +28,7 @@ import sys
 
 from ..params import ParamError, parse_count, parse_size
 from ..results import write_json
+from . import agree as A
 from . import machine as M
 from . import reclaim as R
 
@@ -182,22 +183,23 @@ def run_one(size: int, o: dict) -> dict:
     return run_argv(one_argv(size, o))
 
 
-def medians(rows: list, time_of=None) -> list:
+def medians(rows: list, time_of=None, key: str = "sys_seconds") -> list:
     """One row per experiment: the system time of its repetitions taken by
     time_of (default: the minimum: this 2-core VM is shared, contention only
     adds time and single runs vary by up to 2x; the median is kept too) with
-    its median features."""
+    its median features. key: the measured time (sys_seconds, or
+    cpu_seconds: user + system, kernel-findings F34)."""
     import statistics
     time_of = time_of or min
     out = []
     for label in dict.fromkeys(r["label"] for r in rows):
         rs = [r for r in rows if r["label"] == label]
-        out.append({"label": label, "sys_seconds": time_of([r["sys_seconds"] for r in rs]),
+        out.append({"label": label, key: time_of([r[key] for r in rs]),
                     "features": {f: statistics.median(r["features"][f] for r in rs) for f in FEATURES}})
     return out
 
 
-def fit(rows: list, relative: bool = False) -> tuple[dict, list]:
+def fit(rows: list, relative: bool = False, key: str = "sys_seconds") -> tuple[dict, list]:
     """Non-negative least squares of the system time on the event counts;
     relative: each run weighted by 1 / its system time (the relative errors
     are minimised, so that a 0.04 s run counts as much as a 1 s one)."""
@@ -205,7 +207,7 @@ def fit(rows: list, relative: bool = False) -> tuple[dict, list]:
     from scipy.optimize import nnls
 
     X = np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float)
-    y = np.array([r["sys_seconds"] for r in rows])
+    y = np.array([r[key] for r in rows])
     w = 1 / np.maximum(y, 1e-3) if relative else np.ones_like(y)
     X0 = X
     X, y = X * w[:, None], y * w
@@ -268,21 +270,21 @@ def calibration(rows: list, size: int, reps: int, kernel: str, machine: dict) ->
             "experiments": med, "runs": rows}
 
 
-def agreement_rows(path, seeds, runs_cache: dict) -> list:
+def agreement_rows(path, seeds, runs_cache: dict, measured: str = "sys") -> list:
     """The runs of a stored agreement file (seeds: the seeds kept, None:
     all) as rows of the fit: the kernel's measured system time against the
     model's own counts of the same setting and seed (agree.model_run; the
     model's counts do not depend on the cost). `path` may be a list of
     files that repeat one experiment: each setting and seed's run with the
-    least system time stands for them (agree.quietest)."""
+    least measured time stands for them (agree.quietest). measured "cpu"
+    adds each row's cpu_seconds, user + system time (kernel-findings F34)."""
     from ..results import load_json_file
-    from . import agree as A
     paths = [path] if isinstance(path, str) else list(path)
     stored = [load_json_file(p, "agreement file") for p in paths]
     for st, p in zip(stored, paths):
         if not isinstance(st, dict) or st.get("schema") != "swaplab.reclaim-agreement/1":
             raise ParamError(f"agreement file '{p}' is not a swaplab.reclaim-agreement/1 file")
-    stored = stored[0] if len(stored) == 1 else A.quietest(stored, paths)
+    stored = stored[0] if len(stored) == 1 else A.quietest(stored, paths, measured=measured)
     serial = stored.get("window") == 1
     out = []
     for row in stored["rows"]:
@@ -297,10 +299,12 @@ def agreement_rows(path, seeds, runs_cache: dict) -> list:
                 runs_cache[key] = A.model_run(w, dict(A.SIZES[w])[size], dict(A.MTHP)[mlabel], seed, None)
             out.append({"label": f"{w} {size} {mlabel}", "seed": seed, "sys_seconds": run["kernel"]["sys"],
                         "features": model_features(runs_cache[key], serial)})
+            if measured == "cpu":
+                out[-1]["cpu_seconds"] = A.measured_seconds(run["kernel"], "cpu", f"agreement file {paths[0]}")
     return out
 
 
-def settings_table(rows: list, model: dict) -> dict:
+def settings_table(rows: list, model: dict, key: str = "sys_seconds") -> dict:
     """Per setting, in order: the mean over its seeds of the prediction by
     `model` (sl_cost_model, ns) and of the measured system time, and whether
     they agree within the issue's 15 %."""
@@ -309,10 +313,10 @@ def settings_table(rows: list, model: dict) -> dict:
     for label in dict.fromkeys(r["label"] for r in rows):
         rs = [r for r in rows if r["label"] == label]
         p = statistics.mean(predict_ns_model(model, r["features"]) for r in rs)
-        m = statistics.mean(r["sys_seconds"] for r in rs)
+        m = statistics.mean(r[key] for r in rs)
         rel = (p - m) / m if m else None
         out.append({"setting": label, "seeds": [r["seed"] for r in rs], "predicted_sys_seconds": round(p, 6),
-                    "measured_sys_seconds": round(m, 6), "rel": None if rel is None else round(rel, 4),
+                    f"measured_{key}": round(m, 6), "rel": None if rel is None else round(rel, 4),
                     "within_15pct": rel is not None and abs(rel) <= 0.15})
     return {"within_15pct": sum(r["within_15pct"] for r in out), "settings": len(out), "rows": out}
 
@@ -347,13 +351,15 @@ def parse_spec(text: str, what: str) -> tuple:
     return (names[0] if len(names) == 1 else tuple(names), sd)
 
 
-def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT) -> dict:
+def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT, measured: str = "sys") -> dict:
     """The fit on stored runs (--stored): the calibration file's kernel runs
     (each experiment's minimum, as calibration()) and the TRAIN agreement
     runs (the model's counts), fitted together by non-negative least squares
     of the relative errors; the agreement files' settings predicted with the
-    result, TRAIN and HELDOUT apart. Deterministic: no random draw, the same
-    files give the same coefficients."""
+    result, TRAIN and HELDOUT apart. measured: the kernel's time fitted,
+    "sys" (system time) or "cpu" (user + system time, kernel-findings F34).
+    Deterministic: no random draw, the same files give the same
+    coefficients."""
     import os
     import platform
 
@@ -362,31 +368,39 @@ def stored_calibration(cal: dict, base: str, train=TRAIN, heldout=HELDOUT) -> di
 
     from .. import __version__
     runs = cal["runs"]
+    key = "cpu_seconds" if measured == "cpu" else "sys_seconds"
     for r in runs:
         r["features"] = run_features(r, cal["size_bytes"])
-    med = medians(runs)
+    rows = [dict(r, cpu_seconds=r["sys_seconds"] + r["user_seconds"]) for r in runs] if measured == "cpu" else runs
+    med = medians(rows, key=key)
     cache: dict = {}
     def where(name):
         return os.path.join(base, name) if isinstance(name, str) else [os.path.join(base, n) for n in name]
 
-    train_rows = [r for name, seeds in train for r in agreement_rows(where(name), seeds, cache)]
-    coef, _ = fit(med + train_rows, relative=True)
+    train_rows = [r for name, seeds in train for r in agreement_rows(where(name), seeds, cache, measured)]
+    coef, _ = fit(med + train_rows, relative=True, key=key)
     model = cost_model_of(coef, f"calibrated-{cal['kernel']}-stored")
     for r in med:
         r["predicted_sys_seconds"] = round(sum(coef[f] * r["features"][f] for f in FEATURES), 6)
-    errs = [abs(r["predicted_sys_seconds"] - r["sys_seconds"]) / r["sys_seconds"] for r in med]
+    errs = [abs(r["predicted_sys_seconds"] - r[key]) / r[key] for r in med]
     tables = []
     for role, files in (("train", train), ("heldout", heldout)):
         for name, seeds in files:
-            t = settings_table(agreement_rows(where(name), seeds, cache), model)
+            t = settings_table(agreement_rows(where(name), seeds, cache, measured), model, key)
             tables.append({"file": name if isinstance(name, str) else list(name),
                            "seeds": list(seeds) if seeds else "all", "role": role, **t})
+    method = {"fit": "non-negative least squares of relative errors (scipy nnls, columns scaled)",
+              "experiments": "the kernel runs below, each experiment's minimum system time",
+              "train": spec_json(train), "heldout": spec_json(heldout),
+              "features_of_agreement_runs": "the model's own counts of the same setting and seed"}
+    if measured == "cpu":
+        method["experiments"] = "the kernel runs below, each experiment's minimum user + system time"
+        method["measured"] = "cpu"
     return {"schema": "swaplab.cost-calibration/1", "kernel": cal["kernel"], "machine": cal["machine"],
-            "size_bytes": cal["size_bytes"], "reps": cal["reps"], "unit": "seconds of system time per event",
-            "method": {"fit": "non-negative least squares of relative errors (scipy nnls, columns scaled)",
-                       "experiments": "the kernel runs below, each experiment's minimum system time",
-                       "train": spec_json(train), "heldout": spec_json(heldout),
-                       "features_of_agreement_runs": "the model's own counts of the same setting and seed"},
+            "size_bytes": cal["size_bytes"], "reps": cal["reps"],
+            "unit": "seconds of user + system time per event" if measured == "cpu" else
+                    "seconds of system time per event",
+            "method": method,
             "versions": {"swaplab": __version__, "python": platform.python_version(),
                          "numpy": numpy.__version__, "scipy": scipy.__version__},
             "coefficients": coef,
@@ -417,11 +431,18 @@ def main(argv=None) -> int:
                          "else f19 seeds 1-3); several files joined by + are repetitions")
     ap.add_argument("--heldout", action="append", metavar="FILE[+FILE...][:SEEDS]",
                     help="with --stored: agreement runs only predicted (default: the file's own method.heldout)")
+    ap.add_argument("--measured", metavar="cpu|sys",
+                    help="with --stored: the kernel's time to fit, cpu (user + system time; "
+                         "kernel-findings F34) or sys (system time alone; default: the file's own "
+                         "method.measured, else sys)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
     import platform
     if (a.train or a.heldout) and not a.stored:
         sys.stderr.write("calibrate: error: --train and --heldout need --stored\n")
+        return 2
+    if a.measured and not a.stored:
+        sys.stderr.write("calibrate: error: --measured needs --stored (the runs record both times)\n")
         return 2
     if a.stored:
         import os
@@ -435,8 +456,12 @@ def main(argv=None) -> int:
                      spec_of_json(method["train"], "train") if "train" in method else TRAIN)
             heldout = (tuple(parse_spec(t, "--heldout") for t in a.heldout) if a.heldout else
                        spec_of_json(method["heldout"], "heldout") if "heldout" in method else HELDOUT)
+            measured = a.measured or method.get("measured", "sys")
+            if measured not in A.MEASURED:
+                raise ParamError(f"--measured '{measured}' is not one of {', '.join(A.MEASURED)}")
             try:
-                out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)), train, heldout)
+                out = stored_calibration(cal, os.path.dirname(os.path.abspath(a.stored)), train, heldout,
+                                         measured)
             except (KeyError, TypeError) as e:
                 raise ParamError(f"--stored '{a.stored}' or an agreement file beside it lacks {e}") from None
         except ParamError as e:
@@ -444,7 +469,7 @@ def main(argv=None) -> int:
             return 2
         for t in out["agreement"]:
             name = t["file"] if isinstance(t["file"], str) else "+".join(t["file"])
-            print(f"{t['role']:>8} {name} seeds {t['seeds']}: system time within 15 % in "
+            print(f"{t['role']:>8} {name} seeds {t['seeds']}: {A.TIME_LABEL[measured]} within 15 % in "
                   f"{t['within_15pct']} of {t['settings']}", file=sys.stderr)
         write_json(a.json, out)
         return 0

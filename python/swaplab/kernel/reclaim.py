@@ -447,7 +447,10 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "processes": raw["nprocs"],
         "cost": {"model": p.cost, "page_content": p.page_content,
                  "predicted_sys_seconds": round(predict_sys(p.cost, view, stream), 6),
-                 "measured_sys_seconds": raw["sys_seconds"], "stream": stream},
+                 "measured_sys_seconds": raw["sys_seconds"],
+                 # user + system: what the calibration fits (kernel-findings F34)
+                 "measured_cpu_seconds": round(raw["sys_seconds"] + raw["user_seconds"], 6),
+                 "stream": stream},
         "counters": total,
         "phases": phases,
         "time": {"user_seconds": raw["user_seconds"], "sys_seconds": raw["sys_seconds"],
