@@ -312,3 +312,20 @@ def test_proposals_predict_less_system_time_than_6_18_where_it_falls_back():
     assert got == {("linux-6.18", "byte"): 25.82, ("linux-6.18", "mixed"): 64.18,
                    ("proposal-holes-first", "byte"): 24.56, ("proposal-holes-first", "mixed"): 62.99,
                    ("proposal-compact", "byte"): 24.56, ("proposal-compact", "mixed"): 62.99}
+
+
+def test_kbuild_v5_with_14m_compilers_falls_back_on_6_18_at_2_cpus_and_not_on_the_proposals():
+    """kernel-findings F35: `swaplab run kbuild-v5 --size-median 14M --seed 2
+    --window 0` (two CPUs at once, as the live kernel runs it), whose
+    kernel runs fall back at 256K-2M as the model does: 6.18 12.7 / 28.3 /
+    49.1 / 35.1 % at 256K / 512K / 1M / 2M, proposal-holes-first 0.2 /
+    0.9 / 5.6 / 9.5 %."""
+    from swaplab.reclaim import build_parser, params_from_args
+    prm, preset = params_from_args(build_parser().parse_args(["kbuild-v5", "--size-median", "14M",
+                                                              "--seed", "2"]))
+    got = {}
+    for pol in ("linux-6.18", "proposal-holes-first"):
+        r = run_reclaim(dict(prm), policy=pol, preset=preset, window=0)
+        got[pol] = tuple(round(r["sizes"][kb]["fallback_pct"], 1) for kb in ("256", "512", "1024", "2048"))
+        assert r["order0"]["alloc_fail"] == 0 and r["reclaim"]["oom"] == 0
+    assert got == {"linux-6.18": (12.7, 28.3, 49.1, 35.1), "proposal-holes-first": (0.2, 0.9, 5.6, 9.5)}
