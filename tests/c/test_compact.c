@@ -559,7 +559,7 @@ static fixture *fixture_keep16(const char *pol, uint32_t keep)
  * entries moved (counted apart from the step's moves), and the next 64K
  * folio takes it without an allocation-time move.
  * proposal-compact, which has no worker, falls back again. */
-TEST(kcompact_worker_frees_windows_after_a_fallback)
+TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
 {
 	const char *const pols[] = { "proposal-compact", "proposal-kcompact" };
 
@@ -600,7 +600,7 @@ TEST(kcompact_worker_frees_windows_after_a_fallback)
  * woken for that order, and tries again only once the device has 16 free
  * slots more than at its fruitless try. Its tick (between workload
  * operations) is where that later try runs. */
-TEST(kcompact_worker_bounded_and_retried_when_room_grows)
+TEST(compact_kcompact_worker_bounded_and_retried_when_room_grows)
 {
 	fixture *f = fixture_keep16("proposal-kcompact", 13);
 	sl_device *d = f->d;
