@@ -20,6 +20,7 @@ extern const sl_policy sl_policy_proposal_retag;
 extern const sl_policy sl_policy_proposal_holes;
 extern const sl_policy sl_policy_proposal_holes_first;
 extern const sl_policy sl_policy_proposal_compact;
+extern const sl_policy sl_policy_proposal_kcompact;
 
 const sl_policy *const sl_policies[] = {
 	&sl_policy_v6_9,
@@ -37,6 +38,7 @@ const sl_policy *const sl_policies[] = {
 	&sl_policy_proposal_holes,
 	&sl_policy_proposal_holes_first,
 	&sl_policy_proposal_compact,
+	&sl_policy_proposal_kcompact,
 	NULL,
 };
 

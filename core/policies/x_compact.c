@@ -38,6 +38,7 @@
 #include "swaplab/lockrework.h"
 #include "swaplab/x_proposal.h"
 #include "swaplab/rmap.h"
+#include <stdlib.h>
 
 extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 
@@ -394,6 +395,277 @@ static uint64_t cp_alloc_slow_conc(sl_device *d, int cpu, int order)
 {
 	return CP_BASE(1)->alloc_slow(d, cpu, order);
 }
+
+/* ------------------------------------------------------------------
+ * proposal-kcompact: proposal-compact plus a background worker in the
+ * manner of kcompactd (mm/compaction.c: wakeup_kcompactd(),
+ * kcompactd_do_work()). A fallback of order k - the allocation-time step
+ * above found no window within its bound - wakes it; it does not run
+ * inside the failing allocation but later, at the next allocation boundary
+ * (KC_DEFER allocations after the wake; the model is single-threaded, a
+ * kthread would run beside the reclaiming CPU) and at every tick (between
+ * workload operations, where the discard worker runs) while it stays
+ * woken. Per wake-up it may move at most KC_MOVES entries. For each order
+ * that woke it, largest first, it frees one naturally aligned window: the
+ * one of fewest used slots, at most 3/4 of the window (KC_MAX_NUM/4), each
+ * movable, found over at most KC_SCAN clusters of the frag and nonfull
+ * lists (cp_visit_list()'s order: this order's frag list first); its
+ * entries move to order-0 slots elsewhere, as the step's do. The freed
+ * window's cluster takes order k when its own is smaller or PMD (the
+ * step's adoption rule) and goes to nonfull[k], where the next order-k
+ * folio looks first. An order is served once a window of it is free; one
+ * with no window in bound stays woken, and is tried again only once the
+ * device has 2^k free slots more than at that try. The budget spent, the
+ * worker sleeps until the next fallback.
+ *
+ * Locks: as the step's - each cluster lock while it is scanned, pinned or
+ * put back; si->lock for list moves only; the moves under no lock. The
+ * concurrent mode's build has no worker (no process to call back into,
+ * as for the step).
+ */
+#ifndef KC_MOVES
+#define KC_MOVES 64u
+#endif
+#ifndef KC_SCAN
+#define KC_SCAN 64u
+#endif
+#ifndef KC_MAX_NUM
+#define KC_MAX_NUM 3u
+#endif
+#ifndef KC_DEFER
+#define KC_DEFER 1u
+#endif
+#ifndef KC_ADOPT
+#define KC_ADOPT 1
+#endif
+
+/* The worker's state (d->pstate). */
+typedef struct kc_state {
+	uint32_t wake;                /* orders still to serve */
+	uint32_t budget;              /* moves left of this wake-up */
+	uint32_t defer;               /* allocations until its run (0: ticks only) */
+	int cpu;                      /* the CPU of the last wake: its order-0
+					 cursor gives the moves' slots, as a
+					 work item queued on the failing CPU */
+	uint64_t tried[SL_NR_ORDERS]; /* free slots at the order's last fruitless try */
+} kc_state;
+
+static int kc_init(sl_device *d)
+{
+	int rc = xp_init(d);
+
+	if (rc)
+		return rc;
+	d->pstate = calloc(1, sizeof(kc_state));
+	return d->pstate ? 0 : -1;
+}
+
+static void kc_fini(sl_device *d)
+{
+	free(d->pstate);
+	d->pstate = NULL;
+}
+
+static uint32_t kc_max_moves(int order)
+{
+	uint32_t n = ((1u << order) * KC_MAX_NUM) >> 2;
+
+	return n ? n : 1;
+}
+
+/* The worker's search: as cp_find_window(), over at most KC_SCAN clusters,
+ * windows of at most `bound` used slots. Returns the window, or 0; *used. */
+static uint64_t kc_find_window(sl_device *d, int order, uint32_t bound, uint32_t *used)
+{
+	uint32_t len[SL_NR_LISTS], budget = KC_SCAN, best = bound + 1;
+	uint64_t found = 0;
+
+	sl_dev_lock_m(0, d);
+	memcpy(len, d->list_len, sizeof(len));
+	sl_dev_unlock_m(0, d);
+	for (int i = 0; i < 2 * SL_NR_ORDERS && budget && best > 1; i++) {
+		int list = cp_visit_list(order, i);
+
+		for (uint32_t n = len[list]; n && budget && best > 1; n--, budget--) {
+			uint32_t c = lrm_isolate_lock_cluster(d, list, 0), u;
+			if (c == SL_NIL)
+				break;
+			uint64_t w = cp_best_window(d, c, order, best, &u);
+			if (w) {
+				found = w;
+				best = u;
+			}
+			lrm_move_cluster(d, c, list,
+					 list >= SL_LIST_FRAG0 ? SL_CF_FRAG : SL_CF_NONFULL, 0);
+			sl_ci_unlock_m(0, d, c);
+		}
+	}
+	if (found)
+		*used = best;
+	return found;
+}
+
+/* Frees window w of 2^order slots: its free slots pinned, each used
+ * entry moved to an order-0 slot (which the pins keep out of the window),
+ * the pins dropped, the cluster given order `order` (when its own is
+ * smaller, or PMD) and put on nonfull[order] (or freed). Returns the
+ * entries moved, or -1: no order-0 slot for a move (what was moved stays
+ * moved, the window is unpinned). */
+static int kc_free_window(sl_device *d, int cpu, uint64_t w, int order, uint32_t *moved)
+{
+	uint32_t nr = 1u << order, c = sli_cluster_of(w);
+	uint8_t pinned[SL_CLUSTER] = { 0 };
+
+	sl_ci_lock_m(0, d, c);
+	cp_pin_window(d, w, nr, pinned, 1);
+	sl_ci_unlock_m(0, d, c);
+	for (uint32_t i = 0; i < nr; i++) {
+		if (pinned[i])
+			continue;
+		uint64_t to = CP_BASE(0)->alloc(d, cpu, 0);
+		if (!to) {
+			sl_ci_lock_m(0, d, c);
+			cp_pin_window(d, w, nr, pinned, 0);
+			cp_after_release(d, c);
+			sl_ci_unlock_m(0, d, c);
+			return 0;
+		}
+		sl_rmap_move(d, w + i, to);
+		sl_swap_put(d, cpu, w + i, 1);
+		sl_ci_lock_m(0, d, c);
+		cp_pin_window(d, w + i, 1, pinned + i, 1);
+		sl_ci_unlock_m(0, d, c);
+		(*moved)++;
+	}
+	sl_ci_lock_m(0, d, c);
+	cp_pin_window(d, w, nr, pinned, 0);
+	sl_dev_lock_m(0, d);
+	sli_isolate_cluster(d, c);
+	sl_dev_unlock_m(0, d);
+	if (d->ci[c].count == 0) {
+		lrm_free_cluster(d, c, 0);
+	} else {
+		if (KC_ADOPT && (d->ci[c].order < order || d->ci[c].order == SL_PMD_ORDER))
+			d->ci[c].order = (uint8_t)order;
+		lrm_move_cluster(d, c, SL_LIST_NONFULL(d->ci[c].order), SL_CF_NONFULL, 0);
+	}
+	sl_ci_unlock_m(0, d, c);
+	return 1;
+}
+
+/* The worker (kcompactd_do_work() in spirit), while woken: for each
+ * order still to serve, largest first, one window freed while the
+ * wake-up's budget lasts. A device with too few free slots for the order
+ * (2^order more than at its last fruitless try) costs one compare. */
+static void kc_work(sl_device *d)
+{
+	kc_state *k = d->pstate;
+
+	if (!k->wake)
+		return;
+	if (!cp_applies(d, 1)) {
+		k->wake = 0;
+		return;
+	}
+	uint64_t nfree = d->pages - atomic_load_explicit(&d->inuse_pages, memory_order_relaxed);
+	for (int o = SL_NR_ORDERS - 1; o > 0 && k->wake; o--) {
+		uint32_t used = 0, moved = 0, bound = kc_max_moves(o);
+		uint64_t w;
+
+		if (!(k->wake & (1u << o)) || nfree < k->tried[o] + (1u << o))
+			continue;
+		if (bound > k->budget)
+			bound = k->budget;
+		w = kc_find_window(d, o, bound, &used);
+		if (w && !used) {
+			k->wake &= ~(1u << o); /* one is free already: served */
+			continue;
+		}
+		if (w && kc_free_window(d, k->cpu, w, o, &moved)) {
+			d->st.kcompact_windows++;
+			k->wake &= ~(1u << o);
+		} else {
+			k->tried[o] = nfree; /* none in bound, or no slot for a move */
+		}
+		d->st.kcompact_moves += moved;
+		k->budget -= moved;
+		if (!k->budget)
+			k->wake = 0; /* spent: the next fallback wakes it again */
+	}
+}
+
+/* wakeup_kcompactd() in spirit: a fallback of `order` on `cpu`. A worker
+ * asleep gets a fresh budget; either way the order is (again) to serve,
+ * and the worker runs KC_DEFER allocations later. */
+static void kc_wake(sl_device *d, int cpu, int order)
+{
+	kc_state *k = d->pstate;
+
+	if (!k->wake) {
+		k->budget = KC_MOVES;
+		d->st.kcompact_wakes++;
+	}
+	k->wake |= 1u << order;
+	k->tried[order] = 0;
+	k->defer = KC_DEFER;
+	k->cpu = cpu;
+}
+
+/* The worker's run at an allocation boundary: KC_DEFER allocations after
+ * its wake (the model is single-threaded; a kthread would run beside the
+ * reclaiming CPU). */
+static inline void kc_maybe_run(sl_device *d)
+{
+	kc_state *k = d->pstate;
+
+	if (__builtin_expect(k->defer != 0, 0) && --k->defer == 0)
+		kc_work(d);
+}
+
+static uint64_t kc_alloc_det(sl_device *d, int cpu, int order)
+{
+	kc_maybe_run(d);
+	uint64_t off = cp_alloc_det(d, cpu, order);
+
+	if (!off && order && cp_applies(d, order))
+		kc_wake(d, cpu, order);
+	return off;
+}
+
+static uint64_t kc_alloc_slow_det(sl_device *d, int cpu, int order)
+{
+	kc_maybe_run(d);
+	uint64_t off = cp_alloc_slow_det(d, cpu, order);
+
+	if (!off && order && cp_applies(d, order))
+		kc_wake(d, cpu, order);
+	return off;
+}
+
+/* The tick: the discard worker, then the compaction worker. */
+static void kc_tick_det(sl_device *d)
+{
+	lr_swap_discard_work_det(d);
+	kc_work(d);
+}
+
+#define KC_OPS(m)                                                                         \
+	.name = "proposal-kcompact",                                                      \
+	.summary = "proposal over proposal-compact: a fallback wakes a background worker that frees aligned windows of the failed order (bounded moves per wake)", \
+	.kernel = "",                                                                     \
+	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP | SL_POL_KEEP_FULL0, \
+	.alloc_fast = cp_alloc_fast_##m, .free = lr_free_##m,                            \
+	.sync_discard = xp_sync_discard_##m, .check = cp_check
+
+/* The concurrent build is proposal-compact's (no compaction, no worker;
+ * the state is allocated all the same, the device being built first). */
+static const sl_policy kc_conc = { KC_OPS(conc), .alloc = cp_alloc_conc,
+				   .alloc_slow = cp_alloc_slow_conc, .init = kc_init,
+				   .fini = kc_fini, .tick = lr_swap_discard_work_conc };
+const sl_policy sl_policy_proposal_kcompact = { KC_OPS(det), .alloc = kc_alloc_det,
+						.alloc_slow = kc_alloc_slow_det, .init = kc_init,
+						.fini = kc_fini, .tick = kc_tick_det,
+						.concurrent = &kc_conc };
 
 /* The table of mode m (lockrework.h). */
 #define CP_OPS(m)                                                                         \

@@ -1013,7 +1013,7 @@ double sl_cost_predict(const sl_cost_model *c, const sl_rrun_result *r)
 	ns += c->swpin_page * (double)r->swpin_pages;
 	ns += c->scan_page * (double)(r->pgscan + r->pgrefill);
 	ns += c->lock_wait * (double)r->lock_waits + c->op * (double)r->ops + c->proc * (double)r->procs;
-	ns += c->compact_move * (double)r->dev.compact_moves;
+	ns += c->compact_move * (double)(r->dev.compact_moves + r->dev.kcompact_moves);
 	return ns * 1e-9;
 }
 

@@ -253,6 +253,9 @@ int sl_run_hooked(const sl_wl_params *p, const sl_policy *pol, int check_every,
 		res->dev.compact_windows += st->compact_windows;
 		res->dev.compact_moves += st->compact_moves;
 		res->dev.compact_aborts += st->compact_aborts;
+		res->dev.kcompact_wakes += st->kcompact_wakes;
+		res->dev.kcompact_windows += st->kcompact_windows;
+		res->dev.kcompact_moves += st->kcompact_moves;
 	}
 	for (int o = 0; o < SL_NR_ORDERS; o++)
 		res->dev.alloc_fail[o] += c.s->alloc_fail[o];

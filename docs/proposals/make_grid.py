@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 REFS = ["linux-6.12", "linux-6.18", "first-fit", "buddy", "noncontig"]
 PROPOSALS = ["proposal-reuse", "proposal-retag", "proposal-reserve", "proposal-holes", "proposal-holes-first",
-             "proposal-compact"]
+             "proposal-compact", "proposal-kcompact"]
 POLICIES = REFS + PROPOSALS
 WORKLOADS = [("thp-swap-v1", False, False), ("thp-swap-v1", True, False), ("thp-swap", False, False),
              ("thp-swap", False, True), ("thp-swap", True, False), ("thp-swap", True, True)]

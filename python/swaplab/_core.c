@@ -388,6 +388,16 @@ static PyObject *run_result_dict(const sl_run_result *res, int stopped, int sign
 			Py_CLEAR(dev);
 		Py_XDECREF(cp);
 	}
+	/* proposal-kcompact's worker (x_compact.c): only where it woke */
+	if (dev && ds->kcompact_wakes) {
+		PyObject *kc = Py_BuildValue("{s:K,s:K,s:K}", "wakes",
+					     (unsigned long long)ds->kcompact_wakes, "windows",
+					     (unsigned long long)ds->kcompact_windows, "moves",
+					     (unsigned long long)ds->kcompact_moves);
+		if (!kc || PyDict_SetItemString(dev, "kcompact", kc) < 0)
+			Py_CLEAR(dev);
+		Py_XDECREF(kc);
+	}
 	PyObject *devs = PyList_New(res->ndev);
 	for (int t = 0; devs && t < res->ndev; t++) {
 		const sl_dev_stats *st = &res->devst[t];

@@ -92,7 +92,8 @@ TEST(compact_rmap_only_for_a_policy_that_asks)
 	CHECK(c->rmap != NULL && (c->pol->props & SL_POL_RMAP));
 	for (int i = 0; sl_policies[i]; i++)
 		CHECK(!(sl_policies[i]->props & SL_POL_RMAP) ==
-		      !!strcmp(sl_policies[i]->name, "proposal-compact"));
+		      (!!strcmp(sl_policies[i]->name, "proposal-compact") &&
+		       !!strcmp(sl_policies[i]->name, "proposal-kcompact")));
 	sl_device_destroy(d);
 	sl_device_destroy(c);
 }
@@ -522,4 +523,107 @@ TEST(compact_window_search_matches_slot_by_slot)
 	/* the maps are neither all hits nor all misses */
 	CHECK(picks > MAPS * QUERIES / 10);
 	CHECK(misses > MAPS * QUERIES / 10);
+}
+
+/* A device of policy pol with every slot allocated at order 0 and held by
+ * pte[slot], then, past the first 16 slots, every aligned 16-slot window
+ * keeping its first `keep` slots: no aligned free 64K window anywhere. */
+static fixture *fixture_keep16(const char *pol, uint32_t keep)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	char msg[128];
+	int prio = SL_PRIO_AUTO;
+
+	f->d = t_device(pol, NSLOTS);
+	f->s = sl_swapset_create(&f->d, &prio, 1, 0, msg, sizeof(msg));
+	CHECK(f->d->rmap != NULL && f->s != NULL);
+	ALLOC_N(f->d, 0, 0, NSLOTS - 1);
+	for (uint64_t s = 1; s < NSLOTS; s++) {
+		f->pte[s] = PTE_SWAP_BIT | s;
+		sl_rmap_note_pte(f->s, &f->pte[s]);
+	}
+	for (uint64_t s = 16; s < NSLOTS; s++) {
+		if ((s & 15) >= keep) {
+			f->pte[s] = 0;
+			sl_swap_put(f->d, 0, s, 1);
+		}
+	}
+	CHECK_INVARIANTS(f->d);
+	return f;
+}
+
+/* proposal-kcompact's worker: 8 used slots in every 64K window, twice the
+ * allocation-time step's bound (4), so the first 64K folio falls back
+ * under both policies. The fallback wakes kcompact's worker, which runs at
+ * the next allocation boundary: it frees one window of 16 slots, its 8
+ * entries moved (counted apart from the step's moves), and the next 64K
+ * folio takes it without an allocation-time move.
+ * proposal-compact, which has no worker, falls back again. */
+TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
+{
+	const char *const pols[] = { "proposal-compact", "proposal-kcompact" };
+
+	for (int i = 0; i < 2; i++) {
+		fixture *f = fixture_keep16(pols[i], 8);
+		sl_device *d = f->d;
+
+		CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
+		CHECK_EQ(d->st.compact_searches, 1);
+		CHECK_EQ(d->st.compact_moves, 0);
+		CHECK_EQ(d->st.kcompact_moves, 0); /* not inside the failing allocation */
+		uint64_t w = sl_swap_alloc(d, 1, 4);
+		if (i == 0) {
+			CHECK_EQ(w, 0);
+			CHECK_EQ(d->st.kcompact_wakes, 0);
+		} else {
+			CHECK(w != 0 && w % 16 == 0);
+			CHECK_EQ(d->st.kcompact_wakes, 1);
+			CHECK_EQ(d->st.kcompact_windows, 1);
+			CHECK_EQ(d->st.kcompact_moves, 8);
+			CHECK_EQ(d->st.compact_moves, 0); /* the step had nothing to do */
+			CHECK_EQ(d->st.compact_searches, 1);
+			CHECK(sli_range_is(d, w, 16, 1));
+			/* every moved entry's PTE names its new slot, outside w */
+			for (uint64_t s = w; s < w + 8; s++) {
+				uint64_t to = f->pte[s] & SL_RMAP_ENTRY_MASK;
+				CHECK(to < w || to >= w + 16);
+				CHECK(sl_rmap_pte(d, to) == &f->pte[s]);
+			}
+		}
+		CHECK_INVARIANTS(d);
+		fixture_free(f);
+	}
+}
+
+/* The worker's bound: at most 3/4 of a window's slots moved (12 of 16).
+ * With 13 used slots in every 64K window it moves nothing; it stays
+ * woken for that order, and tries again only once the device has 16 free
+ * slots more than at its fruitless try. Its tick (between workload
+ * operations) is where that later try runs. */
+TEST(compact_kcompact_worker_bounded_and_retried_when_room_grows)
+{
+	fixture *f = fixture_keep16("proposal-kcompact", 13);
+	sl_device *d = f->d;
+
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
+	CHECK_EQ(sl_swap_alloc(d, 1, 4), 0); /* the worker ran first: nothing in bound */
+	CHECK_EQ(d->st.kcompact_wakes, 1);
+	CHECK_EQ(d->st.kcompact_moves, 0);
+	d->pol->tick(d); /* no more room than at its try: nothing scanned */
+	CHECK_EQ(d->st.kcompact_moves, 0);
+	/* 16 windows down to 12 used slots (the 16 slots freed are the room
+	 * it waited for): the tick's try frees one of them */
+	for (uint64_t s = 1024; s < 1024 + 256; s += 16) {
+		f->pte[s + 12] = 0;
+		sl_swap_put(d, 0, s + 12, 1);
+	}
+	d->pol->tick(d);
+	CHECK_EQ(d->st.kcompact_moves, 12);
+	CHECK_EQ(d->st.kcompact_windows, 1);
+	int free16 = 0;
+	for (uint64_t s = 1024; s < 1024 + 256; s += 16)
+		free16 += sli_range_free(d, s, 16);
+	CHECK_EQ(free16, 1);
+	CHECK_INVARIANTS(d);
+	fixture_free(f);
 }

@@ -47,7 +47,8 @@ def test_bench_threads_refusals(cli):
     assert p.returncode == 2
     assert p.stderr.strip() == ("swaplab bench: error: policy buddy has no concurrent mode (those that do: "
                                 "linux-6.12, linux-6.15, linux-6.18, proposal-reuse, proposal-reserve, "
-                                "proposal-retag, proposal-holes, proposal-holes-first, proposal-compact)")
+                                "proposal-retag, proposal-holes, proposal-holes-first, proposal-compact, "
+                                "proposal-kcompact)")
     p = cli("bench", "threads", "--plot", "/tmp/x.gif")
     assert p.returncode == 2 and p.stderr.strip() == ("swaplab bench: error: --plot '/tmp/x.gif' must end in "
                                                       ".png, .svg or .pdf")

@@ -137,6 +137,10 @@ typedef struct sl_dev_stats {
 	   allocated, entries moved (each one page copied), searches given up
 	   after some moves (an order-0 slot for a move could not be had) */
 	uint64_t compact_searches, compact_windows, compact_moves, compact_aborts;
+	/* proposal-kcompact's worker (x_compact.c): wake-ups served, windows
+	   it freed, entries it moved (each one page copied) - counted apart
+	   from the allocation-time step's above */
+	uint64_t kcompact_wakes, kcompact_windows, kcompact_moves;
 } sl_dev_stats;
 
 struct sl_policy;
