@@ -228,12 +228,13 @@ static int cp_visit_list(int order, int i)
 	return pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
 }
 
-/* swap_compact_window()'s search (proposal): at most CP_BUDGET clusters,
- * each isolated, scanned and put back at its list's tail; the best window
- * over them (fewest moves). Returns its first slot, or 0. */
-static uint64_t cp_find_window(sl_device *d, int order, uint32_t *used)
+/* The window search of swap_compact_window() and of the worker
+ * (proposal): at most `budget` clusters, each isolated, scanned and put
+ * back at its list's tail; the best window over them (fewest moves, at
+ * most `bound`). Returns its first slot, or 0; *used its moves. */
+static uint64_t cp_search_window(sl_device *d, int order, uint32_t budget, uint32_t bound, uint32_t *used)
 {
-	uint32_t len[SL_NR_LISTS], budget = CP_BUDGET, best = cp_max_moves(order) + 1;
+	uint32_t len[SL_NR_LISTS], best = bound + 1;
 	uint64_t found = 0;
 
 	sl_dev_lock_m(0, d);
@@ -287,32 +288,26 @@ static void cp_pin_window(sl_device *d, uint64_t w, uint32_t nr, uint8_t *pinned
 	}
 }
 
-/* swap_compact_window() (proposal-compact): free one aligned window of
- * 2^order slots by moving its few entries, and allocate it. Returns the
- * window, or 0 (nothing found, or an order-0 slot for a move could not be
- * had: the entries moved so far stay moved). Called with no lock held. */
-static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
+/* The moves of a window, the step's and the worker's: window w's free
+ * slots pinned, then each used entry moved to an order-0 slot from
+ * folio_alloc_swap() (its page read from the old slot and written to the
+ * new one) and its old slot pinned in turn, so that the next move's slot
+ * is not in the window. Returns 1 with the whole window pinned, or 0 when
+ * no order-0 slot could be had: the entries moved so far stay moved, the
+ * window is unpinned and its cluster released. *moved counts the moves.
+ * Called with no lock held. */
+static int cp_move_window(sl_device *d, int cpu, uint64_t w, int order, uint8_t *pinned, uint32_t *moved)
 {
-	uint32_t nr = 1u << order, used = 0, c;
-	uint8_t pinned[SL_CLUSTER] = { 0 };
-	uint64_t w;
+	uint32_t nr = 1u << order, c = sli_cluster_of(w);
 
-	d->st.compact_searches++;
-	w = cp_find_window(d, order, &used);
-	if (!w)
-		return 0;
-	c = sli_cluster_of(w);
 	sl_ci_lock_m(0, d, c);
 	cp_pin_window(d, w, nr, pinned, 1);
 	sl_ci_unlock_m(0, d, c);
 	for (uint32_t i = 0; i < nr; i++) {
 		if (pinned[i])
 			continue;
-		/* folio_alloc_swap() of order 0 for the entry's page, which is
-		 * read from the old slot and written to the new one */
 		uint64_t to = CP_BASE(0)->alloc(d, cpu, 0);
 		if (!to) {
-			d->st.compact_aborts++;
 			sl_ci_lock_m(0, d, c);
 			cp_pin_window(d, w, nr, pinned, 0);
 			cp_after_release(d, c);
@@ -321,11 +316,34 @@ static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
 		}
 		sl_rmap_move(d, w + i, to); /* the PTE now names the new slot */
 		sl_swap_put(d, cpu, w + i, 1); /* the old slot's last reference */
-		/* pinned in turn, so that the next move's slot is not this one */
 		sl_ci_lock_m(0, d, c);
 		cp_pin_window(d, w + i, 1, pinned + i, 1);
 		sl_ci_unlock_m(0, d, c);
-		d->st.compact_moves++;
+		(*moved)++;
+	}
+	return 1;
+}
+
+/* swap_compact_window() (proposal-compact): free one aligned window of
+ * 2^order slots by moving its few entries, and allocate it. Returns the
+ * window, or 0 (nothing found, or an order-0 slot for a move could not be
+ * had: the entries moved so far stay moved). Called with no lock held. */
+static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
+{
+	uint32_t nr = 1u << order, used = 0, moved = 0, c;
+	uint8_t pinned[SL_CLUSTER] = { 0 };
+	uint64_t w;
+
+	d->st.compact_searches++;
+	w = cp_search_window(d, order, CP_BUDGET, cp_max_moves(order), &used);
+	if (!w)
+		return 0;
+	c = sli_cluster_of(w);
+	int whole = cp_move_window(d, cpu, w, order, pinned, &moved);
+	d->st.compact_moves += moved;
+	if (!whole) {
+		d->st.compact_aborts++;
+		return 0;
 	}
 	/* the window is free but for the pins: the folio's */
 	sl_ci_lock_m(0, d, c);
@@ -473,70 +491,18 @@ static uint32_t kc_max_moves(int order)
 	return n ? n : 1;
 }
 
-/* The worker's search: as cp_find_window(), over at most KC_SCAN clusters,
- * windows of at most `bound` used slots. Returns the window, or 0; *used. */
-static uint64_t kc_find_window(sl_device *d, int order, uint32_t bound, uint32_t *used)
-{
-	uint32_t len[SL_NR_LISTS], budget = KC_SCAN, best = bound + 1;
-	uint64_t found = 0;
-
-	sl_dev_lock_m(0, d);
-	memcpy(len, d->list_len, sizeof(len));
-	sl_dev_unlock_m(0, d);
-	for (int i = 0; i < 2 * SL_NR_ORDERS && budget && best > 1; i++) {
-		int list = cp_visit_list(order, i);
-
-		for (uint32_t n = len[list]; n && budget && best > 1; n--, budget--) {
-			uint32_t c = lrm_isolate_lock_cluster(d, list, 0), u;
-			if (c == SL_NIL)
-				break;
-			uint64_t w = cp_best_window(d, c, order, best, &u);
-			if (w) {
-				found = w;
-				best = u;
-			}
-			lrm_move_cluster(d, c, list,
-					 list >= SL_LIST_FRAG0 ? SL_CF_FRAG : SL_CF_NONFULL, 0);
-			sl_ci_unlock_m(0, d, c);
-		}
-	}
-	if (found)
-		*used = best;
-	return found;
-}
-
 /* Frees window w of 2^order slots: its free slots pinned, each used
  * entry moved to an order-0 slot (which the pins keep out of the window),
  * the pins dropped, the cluster given order `order` (when its own is
- * smaller, or PMD) and put on nonfull[order] (or freed). Returns the
- * entries moved, or -1: no order-0 slot for a move (what was moved stays
- * moved, the window is unpinned). */
+ * smaller, or PMD) and put on nonfull[order] (or freed). Returns 1, or 0:
+ * no order-0 slot for a move (cp_move_window()). *moved counts the moves. */
 static int kc_free_window(sl_device *d, int cpu, uint64_t w, int order, uint32_t *moved)
 {
 	uint32_t nr = 1u << order, c = sli_cluster_of(w);
 	uint8_t pinned[SL_CLUSTER] = { 0 };
 
-	sl_ci_lock_m(0, d, c);
-	cp_pin_window(d, w, nr, pinned, 1);
-	sl_ci_unlock_m(0, d, c);
-	for (uint32_t i = 0; i < nr; i++) {
-		if (pinned[i])
-			continue;
-		uint64_t to = CP_BASE(0)->alloc(d, cpu, 0);
-		if (!to) {
-			sl_ci_lock_m(0, d, c);
-			cp_pin_window(d, w, nr, pinned, 0);
-			cp_after_release(d, c);
-			sl_ci_unlock_m(0, d, c);
-			return 0;
-		}
-		sl_rmap_move(d, w + i, to);
-		sl_swap_put(d, cpu, w + i, 1);
-		sl_ci_lock_m(0, d, c);
-		cp_pin_window(d, w + i, 1, pinned + i, 1);
-		sl_ci_unlock_m(0, d, c);
-		(*moved)++;
-	}
+	if (!cp_move_window(d, cpu, w, order, pinned, moved))
+		return 0;
 	sl_ci_lock_m(0, d, c);
 	cp_pin_window(d, w, nr, pinned, 0);
 	sl_dev_lock_m(0, d);
@@ -576,7 +542,7 @@ static void kc_work(sl_device *d)
 			continue;
 		if (bound > k->budget)
 			bound = k->budget;
-		w = kc_find_window(d, o, bound, &used);
+		w = cp_search_window(d, o, KC_SCAN, bound, &used);
 		if (w && !used) {
 			k->wake &= ~(1u << o); /* one is free already: served */
 			continue;
