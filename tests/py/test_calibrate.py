@@ -497,21 +497,31 @@ def _check_stored_fit(tmp_path, capsys, name, reps, trained, heldout45, heldout_
     it; its reports on the agreement runs reclaim-agreement-6.18-REPS
     (three repetitions, the fit's train set) and the next two; the golden
     of its coefficients (ns)."""
+    g = "reclaim-agreement-6.18-"
+    three = "+".join(f"{g}{reps}{x}.json" for x in ("", "b", "c"))
+    _check_fit_file(tmp_path, capsys, name, [
+        f"   train {three} seeds [1, 2, 3]: system time within 15 % in {trained} of 18",
+        f" heldout {three} seeds [4, 5]: system time within 15 % in {heldout45} of 18",
+        f" heldout {g}{reps}d.json+{g}{reps}e.json seeds all: system time within 15 % in {heldout_de} of 18"],
+        coefficients)
+
+
+def _check_fit_file(tmp_path, capsys, name, lines, coefficients):
+    """`calibrate --stored` of the committed fit docs/data/NAME reproduces
+    it and reports `lines` among its own; the golden of its coefficients
+    (ns). Returns the committed file."""
     path = os.path.join(ROOT, "docs", "data", name)
     out = tmp_path / "f.json"
     assert C.main(["--stored", path, "--json", str(out)]) == 0
-    err = capsys.readouterr().err
+    err = capsys.readouterr().err.splitlines()
     with open(path) as f:
         committed = json.load(f)
     assert json.loads(out.read_text()) == committed
-    g = "reclaim-agreement-6.18-"
-    three = "+".join(f"{g}{reps}{x}.json" for x in ("", "b", "c"))
-    assert f"   train {three} seeds [1, 2, 3]: system time within 15 % in {trained} of 18\n" in err
-    assert f" heldout {three} seeds [4, 5]: system time within 15 % in {heldout45} of 18\n" in err
-    assert (f" heldout {g}{reps}d.json+{g}{reps}e.json seeds all: system time within 15 % in "
-            f"{heldout_de} of 18\n") in err
+    for ln in lines:
+        assert ln in err
     m = committed["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == coefficients
+    return committed
 
 
 def test_f28_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsys):
@@ -769,25 +779,20 @@ def test_f34_fit_of_user_and_system_time_is_deterministic_and_is_the_default(tmp
     The same runs fitted on system time alone: 14 / 13 / 12 / 15. agree
     predicts with it, and measures user + system time, by default."""
     from swaplab.kernel import agree as A
-    path = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f34.json")
-    out = tmp_path / "f.json"
-    assert C.main(["--stored", path, "--json", str(out)]) == 0
-    err = capsys.readouterr().err
-    with open(path) as f:
-        committed = json.load(f)
-    assert json.loads(out.read_text()) == committed
-    assert committed["method"]["measured"] == "cpu"
     g = "reclaim-agreement-6.18-f34"
     quiet = "+".join(f"{g}{x}.json" for x in "fgh")
-    assert err == (f"   train {quiet} seeds [1, 2, 3]: user + system time within 15 % in 15 of 18\n"
-                   f" heldout {quiet} seeds [4, 5]: user + system time within 15 % in 18 of 18\n"
-                   f" heldout {g}.json+{g}b.json+{g}c.json seeds all: user + system time within 15 % "
-                   "in 16 of 18\n"
-                   f" heldout {g}d.json+{g}e.json seeds all: user + system time within 15 % in 15 of 18\n")
-    assert {k: round(v) for k, v in committed["sl_cost_model"].items() if k != "name"} == {
+    t = "user + system time within 15 % in"
+    committed = _check_fit_file(tmp_path, capsys, "cost-calibration-6.18-f34.json", [
+        f"   train {quiet} seeds [1, 2, 3]: {t} 15 of 18",
+        f" heldout {quiet} seeds [4, 5]: {t} 18 of 18",
+        f" heldout {g}.json+{g}b.json+{g}c.json seeds all: {t} 16 of 18",
+        f" heldout {g}d.json+{g}e.json seeds all: {t} 15 of 18"], {
         "fault_folio": 1663, "fault_page": 471, "fault_pmd_folio": 247323, "swpout_folio": 3801,
         "swpout_page": 1793, "swpin_folio": 4192, "swpin_page": 320, "split": 0, "scan_page": 0,
-        "proc": 120090, "op": 5105, "lock_wait": 2023}
+        "proc": 120090, "op": 5105, "lock_wait": 2023})
+    assert committed["method"]["measured"] == "cpu"
+    path = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f34.json")
+    out = tmp_path / "f.json"
     assert C.main(["--stored", path, "--measured", "sys", "--json", str(out)]) == 0
     assert [ln.rsplit(" in ", 1)[1] for ln in capsys.readouterr().err.splitlines()] == \
         ["14 of 18", "13 of 18", "12 of 18", "15 of 18"]
