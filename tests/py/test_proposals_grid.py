@@ -126,6 +126,11 @@ def test_move_cost_prices_the_committed_counts():
         == -0.054
     mixed = res["priced"]["calibrated, pages compressing 2:1 (F32)"]["seconds"]
     assert round(mixed["proposal-compact"] / mixed["proposal-holes-first"] - 1, 3) == 0.009
+    # against 6.18: less swap time with the lab's pages, more with 2:1 pages (swap-in amplification)
+    byte = res["priced"]["calibrated"]["seconds"]
+    assert round(byte["proposal-holes-first"] / byte["linux-6.18"] - 1, 3) == -0.102
+    assert round(mixed["proposal-holes-first"] / mixed["linux-6.18"] - 1, 3) == 0.013
+    assert res["totals_per_run"]["linux-6.18"]["in_pages"] < res["totals_per_run"]["proposal-holes-first"]["in_pages"]
     # priced with the calibration, compact spends less time swapping
     s = res["priced"]["calibrated"]["seconds"]
     assert s["proposal-compact"] < s["proposal-holes-first"]
