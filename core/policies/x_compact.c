@@ -588,24 +588,25 @@ static inline void kc_maybe_run(sl_device *d)
 		kc_work(d);
 }
 
-static uint64_t kc_alloc_det(sl_device *d, int cpu, int order)
+/* An allocation's end: a fallback (no slot for an mTHP folio) wakes the
+ * worker. Returns off. */
+static inline uint64_t kc_after_alloc(sl_device *d, int cpu, int order, uint64_t off)
 {
-	kc_maybe_run(d);
-	uint64_t off = cp_alloc_det(d, cpu, order);
-
 	if (!off && order && cp_applies(d, order))
 		kc_wake(d, cpu, order);
 	return off;
 }
 
+static uint64_t kc_alloc_det(sl_device *d, int cpu, int order)
+{
+	kc_maybe_run(d);
+	return kc_after_alloc(d, cpu, order, cp_alloc_det(d, cpu, order));
+}
+
 static uint64_t kc_alloc_slow_det(sl_device *d, int cpu, int order)
 {
 	kc_maybe_run(d);
-	uint64_t off = cp_alloc_slow_det(d, cpu, order);
-
-	if (!off && order && cp_applies(d, order))
-		kc_wake(d, cpu, order);
-	return off;
+	return kc_after_alloc(d, cpu, order, cp_alloc_slow_det(d, cpu, order));
 }
 
 /* The tick: the discard worker, then the compaction worker. */
