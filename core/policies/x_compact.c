@@ -292,13 +292,15 @@ static void cp_pin_window(sl_device *d, uint64_t w, uint32_t nr, uint8_t *pinned
  * slots pinned, then each used entry moved to an order-0 slot from
  * folio_alloc_swap() (its page read from the old slot and written to the
  * new one) and its old slot pinned in turn, so that the next move's slot
- * is not in the window. Returns 1 with the whole window pinned, or 0 when
- * no order-0 slot could be had: the entries moved so far stay moved, the
- * window is unpinned and its cluster released. *moved counts the moves.
- * Called with no lock held. */
-static int cp_move_window(sl_device *d, int cpu, uint64_t w, int order, uint8_t *pinned, uint32_t *moved)
+ * is not in the window. Returns 1 with the window free, its pins dropped
+ * and its cluster locked and isolated from its list, for the caller to
+ * place; or 0 when no order-0 slot could be had: the entries moved so far
+ * stay moved, the window is unpinned and its cluster released. *moved
+ * counts the moves. Called with no lock held. */
+static int cp_move_window(sl_device *d, int cpu, uint64_t w, int order, uint32_t *moved)
 {
 	uint32_t nr = 1u << order, c = sli_cluster_of(w);
+	uint8_t pinned[SL_CLUSTER] = { 0 };
 
 	sl_ci_lock_m(0, d, c);
 	cp_pin_window(d, w, nr, pinned, 1);
@@ -321,7 +323,22 @@ static int cp_move_window(sl_device *d, int cpu, uint64_t w, int order, uint8_t 
 		sl_ci_unlock_m(0, d, c);
 		(*moved)++;
 	}
+	sl_ci_lock_m(0, d, c);
+	cp_pin_window(d, w, nr, pinned, 0);
+	sl_dev_lock_m(0, d);
+	sli_isolate_cluster(d, c);
+	sl_dev_unlock_m(0, d);
 	return 1;
+}
+
+/* The adoption rule of a freed window's cluster, the step's and the
+ * worker's (as proposal-holes' rung): a cluster that still holds entries
+ * takes the window's order when its own is smaller, or PMD. Cluster
+ * locked. */
+static inline void cp_adopt(sl_device *d, uint32_t c, int order)
+{
+	if (d->ci[c].count && (d->ci[c].order < order || d->ci[c].order == SL_PMD_ORDER))
+		d->ci[c].order = (uint8_t)order;
 }
 
 /* swap_compact_window() (proposal-compact): free one aligned window of
@@ -330,8 +347,7 @@ static int cp_move_window(sl_device *d, int cpu, uint64_t w, int order, uint8_t 
  * had: the entries moved so far stay moved). Called with no lock held. */
 static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
 {
-	uint32_t nr = 1u << order, used = 0, moved = 0, c;
-	uint8_t pinned[SL_CLUSTER] = { 0 };
+	uint32_t used = 0, moved = 0, c;
 	uint64_t w;
 
 	d->st.compact_searches++;
@@ -339,20 +355,14 @@ static uint64_t swap_compact_window(sl_device *d, int cpu, int order)
 	if (!w)
 		return 0;
 	c = sli_cluster_of(w);
-	int whole = cp_move_window(d, cpu, w, order, pinned, &moved);
+	int whole = cp_move_window(d, cpu, w, order, &moved);
 	d->st.compact_moves += moved;
 	if (!whole) {
 		d->st.compact_aborts++;
 		return 0;
 	}
-	/* the window is free but for the pins: the folio's */
-	sl_ci_lock_m(0, d, c);
-	cp_pin_window(d, w, nr, pinned, 0);
-	sl_dev_lock_m(0, d);
-	sli_isolate_cluster(d, c);
-	sl_dev_unlock_m(0, d);
-	if (d->ci[c].count && (d->ci[c].order < order || d->ci[c].order == SL_PMD_ORDER))
-		d->ci[c].order = (uint8_t)order; /* adopted, as proposal-holes' rung */
+	/* the window is free: the folio's */
+	cp_adopt(d, c, order);
 	sli_alloc_range_m(d, w, order, 0); /* cluster_alloc_range() */
 	lrm_relocate_cluster(d, c, 0);
 	sl_ci_unlock_m(0, d, c);
@@ -498,21 +508,15 @@ static uint32_t kc_max_moves(int order)
  * no order-0 slot for a move (cp_move_window()). *moved counts the moves. */
 static int kc_free_window(sl_device *d, int cpu, uint64_t w, int order, uint32_t *moved)
 {
-	uint32_t nr = 1u << order, c = sli_cluster_of(w);
-	uint8_t pinned[SL_CLUSTER] = { 0 };
+	uint32_t c = sli_cluster_of(w);
 
-	if (!cp_move_window(d, cpu, w, order, pinned, moved))
+	if (!cp_move_window(d, cpu, w, order, moved))
 		return 0;
-	sl_ci_lock_m(0, d, c);
-	cp_pin_window(d, w, nr, pinned, 0);
-	sl_dev_lock_m(0, d);
-	sli_isolate_cluster(d, c);
-	sl_dev_unlock_m(0, d);
 	if (d->ci[c].count == 0) {
 		lrm_free_cluster(d, c, 0);
 	} else {
-		if (KC_ADOPT && (d->ci[c].order < order || d->ci[c].order == SL_PMD_ORDER))
-			d->ci[c].order = (uint8_t)order;
+		if (KC_ADOPT)
+			cp_adopt(d, c, order);
 		lrm_move_cluster(d, c, SL_LIST_NONFULL(d->ci[c].order), SL_CF_NONFULL, 0);
 	}
 	sl_ci_unlock_m(0, d, c);
