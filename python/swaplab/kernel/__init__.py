@@ -150,7 +150,6 @@ def _cmd_move_cost(a) -> int:
     contents = a.content.split(",") if a.content else []
 
     def run():
-        movecost.check_params(contents, a.slots, a.moves, a.repeats, a.cpu)
         check_output_paths(a.json, None)
         return movecost.run(contents, a.slots, a.moves, a.repeats, a.seed, a.cpu, a.allow_other_swap,
                             progress=None if a.quiet or a.json == "-" else

@@ -73,17 +73,20 @@ DEFAULT_MEASURED = "cpu"
 TIME_LABEL = {"cpu": "user + system time", "sys": "system time"}
 
 
+def stored_time(k: dict) -> dict:
+    """A stored run's kernel record ("sys", "user": absent before F34) as
+    a result's "time"."""
+    return {"sys_seconds": k["sys"], "user_seconds": k.get("user")}
+
+
 def measured_seconds(t: dict, measured: str, where: str = "") -> float:
-    """The measured time of a kernel run from its result's "time" (or a
-    stored run's kernel record, whose keys are "sys" and "user")."""
-    sys_s = t["sys_seconds"] if "sys_seconds" in t else t["sys"]
+    """The measured time of a kernel run from its result's "time"."""
     if measured == "sys":
-        return sys_s
-    user = t.get("user_seconds", t.get("user"))
-    if user is None:
+        return t["sys_seconds"]
+    if t.get("user_seconds") is None:
         raise ParamError(f"{where or 'a kernel run'}: no user time stored (an agreement file before "
                          "kernel-findings F34); --measured cpu needs it, --measured sys does not")
-    return sys_s + user
+    return t["sys_seconds"] + t["user_seconds"]
 # (label, options) per workload: a base size and twice it
 SIZES = {
     "usemem": (("4x8M/16M", ["--procs", "4", "--size", "8M", "--limit", "16M", "--reread", "1"]),
@@ -351,8 +354,7 @@ def rescore(stored: dict, cost: dict, path: str = "", windows: list | None = Non
             seeds = stored_seeds(row)
             opts, mthp = dict(SIZES[w])[size_label], dict(MTHP)[mlabel]
             mres = [model_runs(w, opts, mthp, seed, cost, windows) for seed in seeds]
-            kres = [{"sizes": r["kernel"]["sizes"],
-                     "time": {"sys_seconds": r["kernel"]["sys"], "user_seconds": r["kernel"].get("user")},
+            kres = [{"sizes": r["kernel"]["sizes"], "time": stored_time(r["kernel"]),
                      "cost": {"predicted_sys_seconds": None}} for r in row["runs"]]
             for k in kres:
                 measured_seconds(k["time"], measured, f"--rescore '{path}'")
@@ -423,8 +425,8 @@ def quietest(stored: list, paths: list, counts: str = "quietest", measured: str 
                                      f"{slot['n']}")
                 for sd, run in zip(seeds, row.get("runs", [])):
                     best = slot["runs"].get(sd)
-                    here = measured_seconds(run["kernel"], measured, f"--rescore '{path}'")
-                    if best is None or here < measured_seconds(best["kernel"], measured):
+                    here = measured_seconds(stored_time(run["kernel"]), measured, f"--rescore '{path}'")
+                    if best is None or here < measured_seconds(stored_time(best["kernel"]), measured):
                         slot["runs"][sd] = dict(run, seed=sd)
                     slot.setdefault("all", {}).setdefault(sd, []).append(run)
                 slot["failed"].update(failed)

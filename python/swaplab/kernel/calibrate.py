@@ -300,7 +300,8 @@ def agreement_rows(path, seeds, runs_cache: dict, measured: str = "sys") -> list
             out.append({"label": f"{w} {size} {mlabel}", "seed": seed, "sys_seconds": run["kernel"]["sys"],
                         "features": model_features(runs_cache[key], serial)})
             if measured == "cpu":
-                out[-1]["cpu_seconds"] = A.measured_seconds(run["kernel"], "cpu", f"agreement file {paths[0]}")
+                out[-1]["cpu_seconds"] = A.measured_seconds(A.stored_time(run["kernel"]), "cpu",
+                                                            f"agreement file {paths[0]}")
     return out
 
 

@@ -88,6 +88,8 @@ def _one(tools: dict, content: str, slots: int, moves: int, seed: int, cpu: int)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     raw["zram"] = info["zram"]
+    for k in ("mm_stat_filled", "mm_stat_end"):
+        raw[k] = dict(zip(M.ZRAM_MM_STAT, raw[k]))
     return raw
 
 
