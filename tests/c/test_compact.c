@@ -40,15 +40,15 @@ static int is_win_used(uint64_t off)
  * (their PTEs zapped) so that the window keeps win_used and, with `others`,
  * every other aligned 16-slot window keeps 8 used slots (too many to move:
  * at most 4 for a 64K folio), else keeps all of them. */
-/* A proposal-compact device with every slot allocated at order 0, each
- * held by pte[slot] and known to the reverse map. */
-static fixture *fixture_full(void)
+/* A device of policy pol with every slot allocated at order 0, each held
+ * by pte[slot] and known to the reverse map. */
+static fixture *fixture_full_of(const char *pol)
 {
 	fixture *f = calloc(1, sizeof(*f));
 	char msg[128];
 	int prio = SL_PRIO_AUTO;
 
-	f->d = t_device("proposal-compact", NSLOTS);
+	f->d = t_device(pol, NSLOTS);
 	f->s = sl_swapset_create(&f->d, &prio, 1, 0, msg, sizeof(msg));
 	CHECK(f->d->rmap != NULL && f->s != NULL);
 	ALLOC_N(f->d, 0, 0, NSLOTS - 1);
@@ -57,6 +57,28 @@ static fixture *fixture_full(void)
 		f->pte[s] = PTE_SWAP_BIT | s;
 		sl_rmap_note_pte(f->s, &f->pte[s]);
 	}
+	return f;
+}
+
+static fixture *fixture_full(void)
+{
+	return fixture_full_of("proposal-compact");
+}
+
+/* fixture_full_of(pol), then, past the first `win` slots, every aligned
+ * window of `win` slots keeps its first `keep` slots and frees the rest:
+ * no aligned free range of `win` slots anywhere. */
+static fixture *fixture_windows(const char *pol, uint32_t win, uint32_t keep)
+{
+	fixture *f = fixture_full_of(pol);
+
+	for (uint64_t s = win; s < NSLOTS; s++) {
+		if ((s & (win - 1)) >= keep) {
+			f->pte[s] = 0;
+			sl_swap_put(f->d, 0, s, 1);
+		}
+	}
+	CHECK_INVARIANTS(f->d);
 	return f;
 }
 
@@ -176,30 +198,13 @@ TEST(compact_gives_up_when_no_slot_is_left_for_a_move)
 	fixture_free(f);
 }
 
-/* Every slot allocated at order 0 and held by pte[slot]; then, past the
- * first 32 slots, every aligned 32-slot window keeps its first `keep`
- * slots and frees the rest: no aligned free range of 32 slots anywhere. */
-static fixture *fixture_halves(uint32_t keep)
-{
-	fixture *f = fixture_full();
-
-	for (uint64_t s = 32; s < NSLOTS; s++) {
-		if ((s & 31) >= keep) {
-			f->pte[s] = 0;
-			sl_swap_put(f->d, 0, s, 1);
-		}
-	}
-	CHECK_INVARIANTS(f->d);
-	return f;
-}
-
 /* A 128K folio (order 5) may have half its window moved (16 of 32 slots),
  * a 64K one a quarter (4 of 16): above 64K the free space of a nearly full
  * device sits in halves of the windows, beside the smaller folios that
  * took the other halves (x_compact.c cp_max_moves()). */
 TEST(compact_moves_half_a_window_above_64k)
 {
-	fixture *f = fixture_halves(16);
+	fixture *f = fixture_windows("proposal-compact", 32, 16);
 	sl_device *d = f->d;
 	uint64_t w = sl_swap_alloc(d, 1, 5);
 
@@ -219,7 +224,7 @@ TEST(compact_moves_half_a_window_above_64k)
 
 	/* 17 used slots in every window: past the bound, the folio falls
 	 * back and nothing moves */
-	f = fixture_halves(17);
+	f = fixture_windows("proposal-compact", 32, 17);
 	d = f->d;
 	CHECK_EQ(sl_swap_alloc(d, 1, 5), 0);
 	CHECK_EQ(d->st.compact_searches, 1);
@@ -525,33 +530,6 @@ TEST(compact_window_search_matches_slot_by_slot)
 	CHECK(misses > MAPS * QUERIES / 10);
 }
 
-/* A device of policy pol with every slot allocated at order 0 and held by
- * pte[slot], then, past the first 16 slots, every aligned 16-slot window
- * keeping its first `keep` slots: no aligned free 64K window anywhere. */
-static fixture *fixture_keep16(const char *pol, uint32_t keep)
-{
-	fixture *f = calloc(1, sizeof(*f));
-	char msg[128];
-	int prio = SL_PRIO_AUTO;
-
-	f->d = t_device(pol, NSLOTS);
-	f->s = sl_swapset_create(&f->d, &prio, 1, 0, msg, sizeof(msg));
-	CHECK(f->d->rmap != NULL && f->s != NULL);
-	ALLOC_N(f->d, 0, 0, NSLOTS - 1);
-	for (uint64_t s = 1; s < NSLOTS; s++) {
-		f->pte[s] = PTE_SWAP_BIT | s;
-		sl_rmap_note_pte(f->s, &f->pte[s]);
-	}
-	for (uint64_t s = 16; s < NSLOTS; s++) {
-		if ((s & 15) >= keep) {
-			f->pte[s] = 0;
-			sl_swap_put(f->d, 0, s, 1);
-		}
-	}
-	CHECK_INVARIANTS(f->d);
-	return f;
-}
-
 /* proposal-kcompact's worker: 8 used slots in every 64K window, twice the
  * allocation-time step's bound (4), so the first 64K folio falls back
  * under both policies. The fallback wakes kcompact's worker, which runs at
@@ -564,7 +542,7 @@ TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
 	const char *const pols[] = { "proposal-compact", "proposal-kcompact" };
 
 	for (int i = 0; i < 2; i++) {
-		fixture *f = fixture_keep16(pols[i], 8);
+		fixture *f = fixture_windows(pols[i], 16, 8);
 		sl_device *d = f->d;
 
 		CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
@@ -602,7 +580,7 @@ TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
  * operations) is where that later try runs. */
 TEST(compact_kcompact_worker_bounded_and_retried_when_room_grows)
 {
-	fixture *f = fixture_keep16("proposal-kcompact", 13);
+	fixture *f = fixture_windows("proposal-kcompact", 16, 13);
 	sl_device *d = f->d;
 
 	CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
