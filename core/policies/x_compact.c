@@ -81,13 +81,13 @@ static uint32_t cp_max_moves(int order)
 }
 
 /* The step applies: an mTHP order on a solid-state block device whose
- * slots the reverse map covers, unless moves are held off (a swap-in
- * fault's charge is reclaiming: sl_rmap_hold_moves()). */
+ * slots the reverse map covers (a swap-in fault whose charge reclaims pins
+ * only its own entries: sl_rmap_pin_charge()). */
 static int cp_applies(const sl_device *d, int order)
 {
 	unsigned need = SL_DEV_BLKDEV | SL_DEV_SOLIDSTATE;
 
-	return order > 0 && d->rmap && !d->rmap_hold && (d->flags & need) == need;
+	return order > 0 && d->rmap && (d->flags & need) == need;
 }
 
 /* The window search reads the slot map a word (8 slots) at a time (SWAR):

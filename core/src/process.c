@@ -100,6 +100,8 @@ struct sl_proc {
 	const sl_proc_hooks *rmap_hk; /* with rmap: the caller's hooks, behind
 				      proc_rmap_hooks */
 	void *rmap_hctx;
+	uint64_t pin_e;            /* a swap-in fault's charge: the pin_nr entries */
+	uint32_t pin_nr;           /* from pin_e it read (proc_charge_swapin()) */
 	/* the swap cache of a device without SWP_SYNCHRONOUS_IO (with hooks
 	 * only; NULL otherwise, docs/reclaim.md S1-S6): */
 	uint64_t *swc;             /* [folio id] the swap entry it holds in the swap cache, 0: none */
@@ -403,6 +405,21 @@ static int proc_charge(sl_proc *p, int order)
 	return p->hk ? p->hk->charge(p->hctx, p, order) : 0;
 }
 
+/* proc_charge() for a swap-in fault that read nr entries from e: with a
+ * reverse map they stay pinned while the charge reclaims (rmap_hk_charge()). */
+static int proc_charge_swapin(sl_proc *p, int order, uint64_t e, uint32_t nr)
+{
+	int rc;
+
+	if (!p->hk)
+		return 0;
+	p->pin_e = e;
+	p->pin_nr = nr;
+	rc = p->hk->charge(p->hctx, p, order);
+	p->pin_nr = 0;
+	return rc;
+}
+
 /* do_swap_page() / swap_cache_alloc_folio() - 6.18: the shadow of the
  * swap-in's first slot (swap_cache_get_shadow()) goes to
  * workingset_refault() once the new folio is charged, before
@@ -610,13 +627,14 @@ static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, ui
 			continue;
 		uint64_t base = off - (pg - a);
 		if ((off & (nr - 1)) == addr_low_bits(rg, pg, k) &&
-		    can_swapin_thp(rg, &sp, a, nr) && !proc_charge(p, k)) {
+		    can_swapin_thp(rg, &sp, a, nr) && !proc_charge_swapin(p, k, base, nr)) {
 			proc_refault(p, rg, a, k);
 			folio_map_new(p, r, a, k);
 			sl_set_put(p->s, p->cpu, base, nr);
 			p->st.swpin[k]++;
 			return a + nr;
 		}
+		/* (noncontig: no reverse map, nothing to pin) */
 		if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
 			proc_refault(p, rg, a, k);
 			put_swap_ptes(p, rg, a, nr);
@@ -840,7 +858,7 @@ static inline __attribute__((always_inline)) uint32_t fault_swap(sl_proc *p, int
 				return next;
 		}
 	}
-	proc_charge(p, 0);
+	proc_charge_swapin(p, 0, off, 1);
 	if (hooked)
 		proc_refault(p, rg, pg, 0);
 	folio_map_new(p, r, pg, 0);
@@ -913,13 +931,13 @@ void sl_proc_read(sl_proc *p, int r, uint64_t first, uint64_t n)
 	}
 }
 
-/* With a reverse map the caller's hooks run behind these: no entry moves
- * while a charge reclaims, because a swap-in fault holds the entries it
- * read before the charge (rmap.h, sl_rmap_hold_moves()). */
+/* With a reverse map the caller's hooks run behind these: a swap-in
+ * fault's entries, read before its charge, stay pinned while the charge
+ * reclaims (rmap.h, sl_rmap_pin_charge()); every other entry may move. */
 static int rmap_hk_charge(void *ctx, sl_proc *p, int order)
 {
 	(void)ctx;
-	return sl_rmap_hold_moves(p->s, p->rmap_hk->charge, p->rmap_hctx, p, order);
+	return sl_rmap_pin_charge(p->s, p->rmap_hk->charge, p->rmap_hctx, p, order, p->pin_e, p->pin_nr);
 }
 
 static void rmap_hk_mapped(void *ctx, sl_proc *p, uint32_t id, int order)

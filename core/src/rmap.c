@@ -41,16 +41,23 @@ void sl_rmap_move(sl_device *d, uint64_t from, uint64_t to)
 	d->rmap[from] = NULL;
 }
 
-int sl_rmap_hold_moves(const sl_swapset *s, int (*charge)(void *, sl_proc *, int), void *ctx,
-		       sl_proc *p, int order)
+int sl_rmap_pin_charge(const sl_swapset *s, int (*charge)(void *, sl_proc *, int), void *ctx,
+		       sl_proc *p, int order, uint64_t e, uint32_t nr)
 {
+	sl_device *d = nr ? sl_set_dev(s, e) : NULL;
+	uint8_t *m;
 	int rc;
 
-	for (int t = 0; t < s->nr; t++)
-		s->dev[t]->rmap_hold++;
+	if (!d || !d->rmap)
+		return charge(ctx, p, order);
+	m = d->map + sl_entry_off(e);
+	for (uint32_t i = 0; i < nr; i++) {
+		SL_ASSERT(m[i] == 1); /* count 1, no cache: the fault's own */
+		m[i] |= SL_SLOT_CACHE;
+	}
 	rc = charge(ctx, p, order);
-	for (int t = 0; t < s->nr; t++)
-		s->dev[t]->rmap_hold--;
+	for (uint32_t i = 0; i < nr; i++)
+		m[i] &= (uint8_t)~SL_SLOT_CACHE;
 	return rc;
 }
 

@@ -344,6 +344,33 @@ static PyObject *run_iter_dict(const sl_run_result *res, int i)
 	return it;
 }
 
+/* proposal-compact's moves and proposal-kcompact's worker (x_compact.c)
+ * as d["compact"] and d["kcompact"], each only where the policy searched
+ * or the worker woke. 0, or -1 with an exception. */
+static int set_compact_stats(PyObject *d, const sl_dev_stats *ds)
+{
+	int rc = 0;
+
+	if (ds->compact_searches) {
+		PyObject *cp = Py_BuildValue("{s:K,s:K,s:K,s:K}", "searches",
+					     (unsigned long long)ds->compact_searches, "windows",
+					     (unsigned long long)ds->compact_windows, "moves",
+					     (unsigned long long)ds->compact_moves, "aborts",
+					     (unsigned long long)ds->compact_aborts);
+		rc = cp ? PyDict_SetItemString(d, "compact", cp) : -1;
+		Py_XDECREF(cp);
+	}
+	if (!rc && ds->kcompact_wakes) {
+		PyObject *kc = Py_BuildValue("{s:K,s:K,s:K}", "wakes",
+					     (unsigned long long)ds->kcompact_wakes, "windows",
+					     (unsigned long long)ds->kcompact_windows, "moves",
+					     (unsigned long long)ds->kcompact_moves);
+		rc = kc ? PyDict_SetItemString(d, "kcompact", kc) : -1;
+		Py_XDECREF(kc);
+	}
+	return rc;
+}
+
 static PyObject *run_result_dict(const sl_run_result *res, int stopped, int signo)
 {
 	PyObject *iters = PyList_New(res->iterations);
@@ -377,27 +404,8 @@ static PyObject *run_result_dict(const sl_run_result *res, int stopped, int sign
 			Py_CLEAR(dev);
 		Py_XDECREF(h);
 	}
-	/* proposal-compact's moves (x_compact.c): only where a policy moved or searched */
-	if (dev && ds->compact_searches) {
-		PyObject *cp = Py_BuildValue("{s:K,s:K,s:K,s:K}", "searches",
-					     (unsigned long long)ds->compact_searches, "windows",
-					     (unsigned long long)ds->compact_windows, "moves",
-					     (unsigned long long)ds->compact_moves, "aborts",
-					     (unsigned long long)ds->compact_aborts);
-		if (!cp || PyDict_SetItemString(dev, "compact", cp) < 0)
-			Py_CLEAR(dev);
-		Py_XDECREF(cp);
-	}
-	/* proposal-kcompact's worker (x_compact.c): only where it woke */
-	if (dev && ds->kcompact_wakes) {
-		PyObject *kc = Py_BuildValue("{s:K,s:K,s:K}", "wakes",
-					     (unsigned long long)ds->kcompact_wakes, "windows",
-					     (unsigned long long)ds->kcompact_windows, "moves",
-					     (unsigned long long)ds->kcompact_moves);
-		if (!kc || PyDict_SetItemString(dev, "kcompact", kc) < 0)
-			Py_CLEAR(dev);
-		Py_XDECREF(kc);
-	}
+	if (dev && set_compact_stats(dev, ds) < 0)
+		Py_CLEAR(dev);
 	PyObject *devs = PyList_New(res->ndev);
 	for (int t = 0; devs && t < res->ndev; t++) {
 		const sl_dev_stats *st = &res->devst[t];
@@ -975,6 +983,8 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 			Py_CLEAR(out);
 		Py_XDECREF(h);
 	}
+	if (out && set_compact_stats(out, &r.dev) < 0)
+		Py_CLEAR(out);
 	return out;
 }
 

@@ -273,7 +273,7 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
     keys = ("direct_reclaim", "pgscan", "pgsteal", "pgactivate", "pgdeactivate", "pgrefill",
             "workingset_refault", "workingset_activate", "workingset_restore", "oom",
             "max_usage", "swap_peak")
-    return {
+    res = {
         "schema": SCHEMA,
         "source": "model",
         "policy": policy,
@@ -308,6 +308,12 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
         "seconds": raw["seconds"],
         "machine": machine_info(),
     }
+    # proposal-compact's step and proposal-kcompact's worker, where they ran
+    # (searches, windows freed, entries moved: docs/proposals/proposal-compact.md)
+    for k in ("compact", "kcompact"):
+        if k in raw:
+            res[k] = raw[k]
+    return res
 
 
 def summary_text(res: dict) -> str:

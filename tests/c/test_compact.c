@@ -177,6 +177,62 @@ TEST(compact_never_moves_an_entry_the_map_does_not_know)
 	fixture_free(f);
 }
 
+/* A charge callback standing for reclaim inside a swap-in fault's
+ * charge: a 64K swap-out on the fixture's device; records the pin it saw. */
+typedef struct pin_ctx {
+	sl_device *d;
+	uint64_t got;
+	uint8_t seen[4]; /* the map at 1062, 1063, 16 and 19 meanwhile */
+} pin_ctx;
+
+static int charge_swaps_out_64k(void *ctx, sl_proc *p, int order)
+{
+	pin_ctx *c = ctx;
+
+	(void)p;
+	(void)order;
+	c->seen[0] = c->d->map[1062];
+	c->seen[1] = c->d->map[1063];
+	c->seen[2] = c->d->map[16];
+	c->seen[3] = c->d->map[19];
+	c->got = sl_swap_alloc(c->d, 1, 4);
+	return 0;
+}
+
+TEST(compact_a_swapin_charge_pins_its_own_entries_only)
+{
+	fixture *f = fixture_make(1);
+	sl_device *d = f->d;
+	pin_ctx c = { .d = d };
+
+	/* the fault read 1063 (used, in the window): it carries SWAP_HAS_CACHE
+	 * while the charge reclaims, so the window is no candidate and nothing
+	 * moves */
+	CHECK_EQ(sl_rmap_pin_charge(f->s, charge_swaps_out_64k, &c, NULL, 0, 1063, 1), 0);
+	CHECK_EQ(c.seen[0], 0); /* free, untouched */
+	CHECK_EQ(c.seen[1], 1 | SL_SLOT_CACHE);
+	CHECK_EQ(c.got, 0);
+	CHECK_EQ(d->st.compact_moves, 0);
+	CHECK_EQ(d->map[1063], 1); /* the pin ends with the charge */
+	for (size_t i = 0; i < 3; i++)
+		CHECK_EQ(f->pte[win_used[i]], PTE_SWAP_BIT | win_used[i]);
+	/* a fault that read entries elsewhere (16..19) pins only those: the
+	 * window's three entries move and the folio takes it */
+	CHECK_EQ(sl_rmap_pin_charge(f->s, charge_swaps_out_64k, &c, NULL, 2, 16, 4), 0);
+	CHECK_EQ(c.seen[2], 1 | SL_SLOT_CACHE);
+	CHECK_EQ(c.seen[3], 1 | SL_SLOT_CACHE);
+	CHECK_EQ(c.got, WIN);
+	CHECK_EQ(d->st.compact_moves, 3);
+	for (uint64_t s = 16; s < 20; s++)
+		CHECK(f->pte[s] == 0 || f->pte[s] == (PTE_SWAP_BIT | s));
+	CHECK_EQ(d->map[16], 1);
+	/* an anonymous fault's charge (nr 0) pins nothing */
+	CHECK_EQ(sl_rmap_pin_charge(f->s, charge_swaps_out_64k, &c, NULL, 0, 0, 0), 0);
+	CHECK_EQ(c.seen[2], 1);
+	CHECK_INVARIANTS(d);
+	fixture_free(f);
+}
+
 TEST(compact_gives_up_when_no_slot_is_left_for_a_move)
 {
 	/* every other slot in use: the window's 13 free slots are the only

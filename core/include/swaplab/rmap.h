@@ -73,8 +73,9 @@ static inline void sl_rmap_clear(sl_device *d, uint64_t off, uint32_t nr)
 	}
 }
 
-/* The slot can be moved: in use with swap count 1, not in the swap cache,
- * held by a PTE the map knows. */
+/* The slot can be moved: in use with swap count 1, not in the swap cache
+ * (nor pinned by a swap-in fault: sl_rmap_pin_charge()), held by a PTE the
+ * map knows. */
 static inline int sl_rmap_movable(const sl_device *d, uint64_t off)
 {
 	return d->map[off] == 1 && d->rmap[off] != NULL;
@@ -85,14 +86,18 @@ static inline int sl_rmap_movable(const sl_device *d, uint64_t off)
  * puts `from` afterwards (its count is untouched here). */
 void sl_rmap_move(sl_device *d, uint64_t from, uint64_t to);
 
-/* A swap-in fault read its PTEs' entries, then charges the folio, whose
- * reclaim may allocate swap: charge(ctx, p, order) with every device of s
- * holding off moves (d->rmap_hold), so that the entries stay where the
- * fault read them. A kernel would instead re-check the PTEs after the
- * allocation (pte_same() in do_swap_page()) and retry the fault; the
- * model's faults have no retry, so the moves wait. Returns charge's. */
-int sl_rmap_hold_moves(const sl_swapset *s, int (*charge)(void *, sl_proc *, int), void *ctx,
-		       sl_proc *p, int order);
+/* A swap-in fault read its PTEs' entries, nr of them from entry e (nr 0:
+ * none, an anonymous fault), then charges the folio, whose reclaim may
+ * allocate swap and move entries: charge(ctx, p, order) with those nr
+ * slots pinned, so that they stay where the fault read them; every other
+ * entry may move. The pin is the kernel's: swapcache_prepare() sets
+ * SWAP_HAS_CACHE on a fault's entries (before the charge on the
+ * swap-cache path; 6.18's synchronous path charges first and re-checks
+ * with pte_same() after, a retry the model's faults do not have), and a
+ * slot with the bit is not movable. Other processes' faults may hold pins
+ * of their own meanwhile (two CPUs at once). Returns charge's. */
+int sl_rmap_pin_charge(const sl_swapset *s, int (*charge)(void *, sl_proc *, int), void *ctx,
+		       sl_proc *p, int order, uint64_t e, uint32_t nr);
 
 /* R1: every mapped slot is in use and its PTE holds exactly its entry.
  * 0, or -1 with a message. */

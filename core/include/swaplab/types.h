@@ -176,7 +176,6 @@ typedef struct sl_device {
 				   its own alone, its set's one in a set; or NULL */
 	uint64_t **rmap;          /* slot -> the PTE holding it (rmap.h), for a
 				   policy with SL_POL_RMAP; else NULL */
-	uint32_t rmap_hold;       /* > 0: no entry may move now (rmap.h) */
 	/* written by every allocation and free: a line of its own */
 	_Alignas(SL_CACHELINE) _Atomic uint64_t inuse_pages; /* allocated +
 				   cache-only slots; atomic for the concurrent mode */
