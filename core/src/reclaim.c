@@ -1088,6 +1088,8 @@ static void add_stats(sl_rrun_result *r, const sl_proc_stats *st)
 	for (int o = 0; o < SL_NR_ORDERS; o++) {
 		r->swpout[o] += st->swpout[o];
 		r->swpout_fallback[o] += st->swpout_fallback[o];
+		r->fail_free[o] += st->fail_free[o];
+		r->fail_aligned[o] += st->fail_aligned[o];
 		r->swpin[o] += st->swpin[o];
 		r->faults_anon[o] += st->faults_anon[o];
 		r->swpout_pages += st->swpout[o] << o;

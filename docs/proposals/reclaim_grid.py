@@ -65,15 +65,20 @@ MD_OUT = os.path.join("docs", "proposals", "reclaim-grid.md")
 
 def run_one(task):
     """One model run: task = (workload, mthp, swap bytes, seed, policy) ->
-    per size [swpout, swpout_fallback], order-0 failures, oom, peak slots."""
+    per size [swpout, swpout_fallback, of those fallbacks the ones made while
+    the device had 2^order free slots, and while it had them aligned],
+    order-0 failures (and while a slot was free), oom, peak slots, entries
+    moved (proposal-compact's step and proposal-kcompact's worker)."""
     wl, mthp, swap, seed, pol = task
     args = WORKLOADS[wl].split() + ["--mthp", mthp, "--swap-size", f"{swap // 1024}K", "--seed", str(seed), "-q"]
     prm, pre = params_from_args(build_parser().parse_args(args))
     r = run_reclaim(prm, pol, 0, None, pre)
-    return task, {"sizes": {int(kb): [s["swpout"], s["swpout_fallback"]] for kb, s in r["sizes"].items()
-                            if kb != "4"},
-                  "order0_fail": r["order0"]["alloc_fail"], "oom": r["reclaim"]["oom"],
-                  "peak": r["reclaim"]["swap_peak"]}
+    return task, {"sizes": {int(kb): [s["swpout"], s["swpout_fallback"], s["swpout_fallback_free"],
+                                      s["swpout_fallback_aligned"]] for kb, s in r["sizes"].items() if kb != "4"},
+                  "order0_fail": r["order0"]["alloc_fail"], "order0_fail_free": r["order0"]["alloc_fail_free"],
+                  "oom": r["reclaim"]["oom"],
+                  "peak": r["reclaim"]["swap_peak"],
+                  "moves": sum(r.get(k, {}).get("moves", 0) for k in ("compact", "kcompact"))}
 
 
 def run_all(tasks, jobs):
@@ -121,23 +126,27 @@ def grid(opts):
             for f in opts.fill:
                 runs = {p: [res[(wl, m, devices[(wl, m, f, s)][1], s, p)] for s in seeds] for p in opts.policy}
                 f0 = {p: mean([r["order0_fail"] for r in rs]) for p, rs in runs.items()}
+                f0free = {p: mean([r["order0_fail_free"] for r in rs]) for p, rs in runs.items()}
                 oom = {p: mean([r["oom"] for r in rs]) for p, rs in runs.items()}
+                moves = {p: mean([r["moves"] for r in rs]) for p, rs in runs.items() if p in PROPOSALS}
                 peak = {p: round(mean([100.0 * r["peak"] * 4096 / devices[(wl, m, f, s)][1]
                                        for s, r in zip(seeds, rs)]), 2) for p, rs in runs.items()}
                 for kb in kbs:
-                    fb, n = {}, {}
+                    fb, n, free, aligned = {}, {}, {}, {}
                     for p, rs in runs.items():
                         # a seed that swapped no folio of this size out is no data, not 0 %
-                        per = [(so, fo) for so, fo in (r["sizes"].get(kb, [0, 0]) for r in rs)]
-                        pct = [100.0 * fo / (so + fo) for so, fo in per if so + fo]
-                        fb[p] = round(mean(pct), 3) if pct else None
-                        n[p] = round(mean([so + fo for so, fo in per]), 1)
+                        per = [r["sizes"].get(kb, [0, 0, 0, 0]) for r in rs]
+                        per = [v for v in per if v[0] + v[1]]
+                        for out, i in ((fb, 1), (free, 2), (aligned, 3)):
+                            out[p] = round(mean([100.0 * v[i] / (v[0] + v[1]) for v in per]), 3) if per else None
+                        n[p] = round(sum(v[0] + v[1] for v in per) / len(rs), 1)
                     rows.append({"workload": wl, "mthp": m, "swap": f"{f} %", "device": "zram", "region_offset": "–",
-                                 "size_kb": kb, "fallback_pct": fb, "order0_fail": f0, "oom": oom,
+                                 "size_kb": kb, "fallback_pct": fb, "order0_fail": f0, "oom": oom, "moves": moves,
                                  "device_peak_pct": peak, "folios": n,
-                                 # reclaim runs have no avoidable-failure columns
-                                 "fallback_free_pct": {}, "fallback_aligned_pct": {}, "fallback_total_pct": {},
-                                 "order0_fail_free": {}})
+                                 # the avoidable failures (grid.md): fallbacks made while
+                                 # the device had 2^order free slots, and had them aligned
+                                 "fallback_free_pct": free, "fallback_aligned_pct": aligned,
+                                 "fallback_total_pct": fb, "order0_fail_free": f0free})
     meta = {"seeds": f"1–{opts.seeds}", "runs": len(tasks) + len(cal), "wall_seconds": round(wall, 1),
             "devices": {f"{wl} {m} {f} % seed {s}": {"peak_pages": v[0], "swap_bytes": v[1]}
                         for (wl, m, f, s), v in sorted(devices.items(), key=lambda kv: (
@@ -196,10 +205,11 @@ def report(rows, res, meta, opts):
              f"pairs. **Target pairs**: a multi-size cell where linux-6.18 falls back ≥ {mg.SHOWN_MIN:g} %; met "
              f"when the proposal keeps ≤ {100 * (1 - mg.REMOVE):g} % of 6.18's fallback. A missed pair is "
              "**space-bound** when noncontig keeps more than that, **contiguity-bound** when first-fit does, "
-             "**placement-bound** (the proposal's own miss) otherwise. Reclaim runs have no avoidable-failure "
-             "columns, so every cell is judged on its raw counts"
-             + (", overfull or not (noncontig fails order-0 swap-outs in " + str(len(over)) + " cells).\n" if over else
-                "; no cell is overfull (noncontig never fails an order-0 swap-out).\n"))
+             "**placement-bound** (the proposal's own miss) otherwise. Only an overfull cell would be judged "
+             "on its avoidable failures"
+             + (", as in grid.md: noncontig fails order-0 swap-outs in " + str(len(over)) + " cells.\n" if over else
+                "; no cell is overfull (noncontig never fails an order-0 swap-out), so every cell is judged on its "
+                "raw counts.\n"))
     L.append("| proposal | pairs | target pairs | ≥ 90 % removed | missed: space | missed: contiguity | "
              "missed: placement | > 0.5 pp worse than 6.18 | cells with more order-0 failures | "
              "> 2 pp above first-fit |")
@@ -233,6 +243,20 @@ def report(rows, res, meta, opts):
                 continue
             met = sum(x <= (1 - mg.REMOVE) * r["fallback_pct"]["linux-6.18"] for x, r in zip(v, tp))
             L.append(f"| {p} | {mean(v):.1f} | {met} |")
+        L.append(f"\nAt the moment of each fallback (the avoidable failures of grid.md, here as a diagnostic): "
+                 "the mean over the target pairs of the fallback made while the device had 2^order free slots "
+                 "(free), and while it had them naturally aligned together (aligned: a search of the whole "
+                 "device would have found a place). A fallback with no aligned free run is decided by where "
+                 "earlier folios went, not by the search.\n")
+        L.append("| policy | fallback (%) | of it: free | of it: aligned |")
+        L.append("|---|---|---|---|")
+        for p in cols:
+            v = [(r["fallback_pct"].get(p), r["fallback_free_pct"].get(p), r["fallback_aligned_pct"].get(p))
+                 for r in tp]
+            if any(x is None for t in v for x in t):
+                continue
+            L.append(f"| {p} | {mean([t[0] for t in v]):.1f} | {mean([t[1] for t in v]):.1f} | "
+                     f"{mean([t[2] for t in v]):.1f} |")
     L.append("\nFew folios make a noisy pair: each pair below gives linux-6.18's folios of that size per run.\n")
     for p, a in res.items():
         L.append(f"### {p}\n")

@@ -20,6 +20,16 @@ static PyObject *u64_list(const uint64_t *v, int n)
 	return l;
 }
 
+/* d[key] = u64_list(v, n). 0, or -1 with an exception. */
+static int set_u64_list(PyObject *d, const char *key, const uint64_t *v, int n)
+{
+	PyObject *l = u64_list(v, n);
+	int rc = l ? PyDict_SetItemString(d, key, l) : -1;
+
+	Py_XDECREF(l);
+	return rc;
+}
+
 static PyObject *py_policies(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -984,6 +994,10 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		Py_XDECREF(h);
 	}
 	if (out && set_compact_stats(out, &r.dev) < 0)
+		Py_CLEAR(out);
+	/* the avoidable failures (docs/proposals/grid.md) */
+	if (out && (set_u64_list(out, "fail_free", r.fail_free, SL_NR_ORDERS) < 0 ||
+		    set_u64_list(out, "fail_aligned", r.fail_aligned, SL_NR_ORDERS) < 0))
 		Py_CLEAR(out);
 	return out;
 }

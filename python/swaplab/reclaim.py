@@ -267,6 +267,10 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
             sizes[str(kb)] = {
                 "swpout": raw["swpout"][o], "swpout_fallback": raw["swpout_fallback"][o],
                 "fallback_pct": fallback_pct(raw["swpout"][o], raw["swpout_fallback"][o]),
+                # of the fallbacks, those made while the devices had 2^o free
+                # slots, and while one had them aligned (docs/proposals/grid.md)
+                "swpout_fallback_free": raw["fail_free"][o] if o else 0,
+                "swpout_fallback_aligned": raw["fail_aligned"][o] if o else 0,
                 "swpin": raw["swpin"][o], "faults": raw["faults_anon"][o],
                 "charge_fallback": raw["charge_fallback"][o],
             }
@@ -281,7 +285,8 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
         "preset": preset,
         "params": raw["params"],
         "sizes": sizes,
-        "order0": {"alloc_fail": raw["alloc_fail0"], "zero_remapped": raw["zero_remapped"],
+        "order0": {"alloc_fail": raw["alloc_fail0"], "alloc_fail_free": raw["fail_free"][0],
+                   "zero_remapped": raw["zero_remapped"],
                    "zero_transient": raw["zero_transient"]},
         "reclaim": {k: raw[k] for k in keys},
         "clusters": {"free_min": raw["free_clusters_min"],

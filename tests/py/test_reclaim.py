@@ -303,21 +303,28 @@ def test_compact_moves_entries_under_reclaim_and_holes_first_cannot():
     moves entries in direct reclaim. pmbench, 2 x 46M in 32M, 64M zram (95 %
     at peak), 16K + 64K + 128K, seed 1: 6.18 falls back 54.8 / 52.7 / 4.6 %,
     holes-first 5.9 / 28.4 / 9.0 % (128K worse than 6.18), compact 0.5 /
-    22.3 / 1.0 % with 1864 moves into 1423 windows; no order-0 failure."""
+    22.3 / 1.0 % with 1864 moves into 1423 windows; no order-0 failure. Of
+    the fallbacks (16K / 64K / 128K), those made while the device held an
+    aligned free run of the size (avoidable by a search): 6.18 2633 / 287 /
+    1 of 2741 / 432 / 13, holes-first 2 / 2 / 0, compact none."""
     a = build_parser().parse_args(["pmbench", "--mthp", "16K,64K,128K", "--procs", "2", "--wss", "46M",
                                    "--limit", "32M", "--swap-size", "64M", "--accesses", "1000000",
                                    "--cpus", "2", "--seed", "1", "-q"])
     prm, preset = params_from_args(a)
-    got = {}
+    got, aligned = {}, {}
     for pol in ("linux-6.18", "proposal-holes-first", "proposal-compact"):
         r = run_reclaim(dict(prm), policy=pol, preset=preset, check=1)
         assert r["order0"]["alloc_fail"] == 0 and r["reclaim"]["oom"] == 0 and r["invariant_checks"] > 0
         got[pol] = ({kb: round(v, 1) for kb, v in _fallback(r).items()}, r.get("compact"))
+        aligned[pol] = [r["sizes"][kb]["swpout_fallback_aligned"] for kb in ("16", "64", "128")]
+        assert all(s["swpout_fallback_free"] == s["swpout_fallback"] for s in r["sizes"].values())
     assert got == {
         "linux-6.18": ({16: 54.8, 64: 52.7, 128: 4.6}, None),
         "proposal-holes-first": ({16: 5.9, 64: 28.4, 128: 9.0}, None),
         "proposal-compact": ({16: 0.5, 64: 22.3, 128: 1.0},
                              {"searches": 1836, "windows": 1423, "moves": 1864, "aborts": 0})}
+    assert aligned == {"linux-6.18": [2633, 287, 1], "proposal-holes-first": [2, 2, 0],
+                       "proposal-compact": [0, 0, 0]}
 
 
 def test_proposals_predict_less_system_time_than_6_18_where_it_falls_back():

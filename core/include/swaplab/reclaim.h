@@ -46,6 +46,9 @@ typedef struct sl_rrun_result {
 	uint64_t charge_fallback[SL_NR_ORDERS]; /* large folios whose charge failed
 						   (the fault tried a smaller order) */
 	uint64_t alloc_fail0;
+	/* of those failures (swpout_fallback[k], alloc_fail0 at [0]), the ones
+	 * free space could have served: sl_proc_stats' fail_free, fail_aligned */
+	uint64_t fail_free[SL_NR_ORDERS], fail_aligned[SL_NR_ORDERS];
 	uint64_t zero_remapped, zero_transient;
 	uint64_t splits;                /* large folios split by the fallback */
 	uint64_t direct_reclaim;        /* try_to_free_mem_cgroup_pages() calls */
