@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import make_grid as mg  # noqa: E402  (docs/proposals/make_grid.py: assess(), the targets)
-from swaplab.params import ParamError, check_policy_name, parse_mthp, shown  # noqa: E402
+from swaplab.params import ParamError, check_policy_name, parse_count, parse_mthp, shown  # noqa: E402
 from swaplab.reclaim import build_parser, params_from_args, run_reclaim  # noqa: E402
 from swaplab.results import write_json, write_output  # noqa: E402
 
@@ -312,21 +312,13 @@ def parse_args(argv):
     ap.add_argument("--md", default=os.path.join(ROOT, MD_OUT), help="the report (Markdown)")
     a = ap.parse_args(argv)
 
-    def count(text, what, lo, hi):
-        try:
-            v = int(text)
-        except ValueError:
-            raise ParamError(f"{what} '{shown(text)}' is not a whole number") from None
-        if not lo <= v <= hi:
-            raise ParamError(f"{what} {v} is outside {lo}..{hi}")
-        return v
-    a.jobs = count(a.jobs, "-j", 1, 64)
-    a.seeds = count(a.seeds, "--seeds", 1, 100)
+    a.jobs = parse_count(a.jobs, "-j", 1, 64)
+    a.seeds = parse_count(a.seeds, "--seeds", 1, 100)
     a.workload = [w.strip() for w in a.workload.split(",")]
     for w in a.workload:
         if w not in WORKLOADS:
             raise ParamError(f"unknown workload '{shown(w)}' (known: {', '.join(WORKLOADS)})")
-    a.fill = [count(f, "--fill", 50, 99) for f in a.fill.split(",")]
+    a.fill = [parse_count(f, "--fill", 50, 99) for f in a.fill.split(",")]
     a.mthp = [",".join(f"{k // 1024}M" if k >= 1024 else f"{k}K" for k in parse_mthp(m)) for m in a.mthp or MTHPS]
     a.policy = [p.strip() for p in a.policy.split(",")]
     for p in a.policy:
