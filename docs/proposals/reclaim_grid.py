@@ -37,6 +37,7 @@ sys.path.insert(0, HERE)
 
 import make_grid as mg  # noqa: E402  (docs/proposals/make_grid.py: assess(), the targets)
 from swaplab.params import ParamError, check_policy_name, parse_count, parse_mthp, shown  # noqa: E402
+from swaplab.kernel.agree import DEFAULT_COST, cost_from_calibration  # noqa: E402
 from swaplab.reclaim import build_parser, params_from_args, run_reclaim  # noqa: E402
 from swaplab.results import write_json, write_output  # noqa: E402
 
@@ -60,6 +61,8 @@ CALIBRATE_POLICY = "linux-6.18"
 CALIBRATE_BYTES = 256 << 20
 ROUND = 64 << 10
 JSON_OUT = os.path.join("docs", "data", "proposals-reclaim-grid.json")
+# the cost model agree uses (F34's fit of user + system time, one-byte pages)
+COST = cost_from_calibration(os.path.join(ROOT, DEFAULT_COST))
 MD_OUT = os.path.join("docs", "proposals", "reclaim-grid.md")
 
 
@@ -68,17 +71,19 @@ def run_one(task):
     per size [swpout, swpout_fallback, of those fallbacks the ones made while
     the device had 2^order free slots, and while it had them aligned],
     order-0 failures (and while a slot was free), oom, peak slots, entries
-    moved (proposal-compact's step and proposal-kcompact's worker)."""
+    moved (proposal-compact's step and proposal-kcompact's worker), the
+    predicted system time (s)."""
     wl, mthp, swap, seed, pol = task
     args = WORKLOADS[wl].split() + ["--mthp", mthp, "--swap-size", f"{swap // 1024}K", "--seed", str(seed), "-q"]
     prm, pre = params_from_args(build_parser().parse_args(args))
-    r = run_reclaim(prm, pol, 0, None, pre)
+    r = run_reclaim(prm, pol, 0, COST, pre)
     return task, {"sizes": {int(kb): [s["swpout"], s["swpout_fallback"], s["swpout_fallback_free"],
                                       s["swpout_fallback_aligned"]] for kb, s in r["sizes"].items() if kb != "4"},
                   "order0_fail": r["order0"]["alloc_fail"], "order0_fail_free": r["order0"]["alloc_fail_free"],
                   "oom": r["reclaim"]["oom"],
                   "peak": r["reclaim"]["swap_peak"],
-                  "moves": sum(r.get(k, {}).get("moves", 0) for k in ("compact", "kcompact"))}
+                  "moves": sum(r.get(k, {}).get("moves", 0) for k in ("compact", "kcompact")),
+                  "sys": r["cost"]["predicted_sys_seconds"]}
 
 
 def run_all(tasks, jobs):
@@ -129,6 +134,7 @@ def grid(opts):
                 f0free = {p: mean([r["order0_fail_free"] for r in rs]) for p, rs in runs.items()}
                 oom = {p: mean([r["oom"] for r in rs]) for p, rs in runs.items()}
                 moves = {p: mean([r["moves"] for r in rs]) for p, rs in runs.items() if p in PROPOSALS}
+                sys_s = {p: round(mean([r["sys"] for r in rs]), 4) for p, rs in runs.items()}
                 peak = {p: round(mean([100.0 * r["peak"] * 4096 / devices[(wl, m, f, s)][1]
                                        for s, r in zip(seeds, rs)]), 2) for p, rs in runs.items()}
                 for kb in kbs:
@@ -142,6 +148,7 @@ def grid(opts):
                         n[p] = round(sum(v[0] + v[1] for v in per) / len(rs), 1)
                     rows.append({"workload": wl, "mthp": m, "swap": f"{f} %", "device": "zram", "region_offset": "–",
                                  "size_kb": kb, "fallback_pct": fb, "order0_fail": f0, "oom": oom, "moves": moves,
+                                 "predicted_sys_seconds": sys_s,
                                  "device_peak_pct": peak, "folios": n,
                                  # the avoidable failures (grid.md): fallbacks made while
                                  # the device had 2^order free slots, and had them aligned
@@ -271,6 +278,22 @@ def report(rows, res, meta, opts):
         L.append("\nMore than 2 pp above first-fit (first-fit / proposal):\n")
         L += [f"* {pair_text(t)}: {fmt(t[6])} / {fmt(t[7])}" for t in a["above_first_fit"]] or ["* none"]
         L.append("")
+    firsts = [next(x for x in rows if (x["workload"], x["mthp"], x["swap"]) == c) for c in cells]
+    L.append("## Predicted system time and moves\n")
+    L.append("The cost model's system time (agree's calibration: F34's fit, one-byte pages; "
+             "docs/reclaim.md \"Cost model\"), per workload and fill: each policy's mean over the cells "
+             "of its time against linux-6.18's in the same cell (%, seed means; below 100: less), and the "
+             "proposals' entries moved per run (mean over the cells).\n")
+    L.append("| workload | fill | " + " | ".join(cols) + " | " + " | ".join(f"moves: {p}" for p in res) + " |")
+    L.append("|" + "---|" * (2 + len(cols) + len(res)))
+    for wl in opts.workload:
+        for f in opts.fill:
+            sel = [r for r in firsts if r["workload"] == wl and r["swap"] == f"{f} %"]
+            rel = [fmt(mean([100.0 * r["predicted_sys_seconds"][p] / r["predicted_sys_seconds"]["linux-6.18"]
+                             for r in sel])) if "linux-6.18" in cols else "–" for p in cols]
+            mv = [f"{mean([r['moves'][p] for r in sel]):.0f}" for p in res]
+            L.append(f"| {wl} | {f} % | " + " | ".join(rel) + " | " + " | ".join(mv) + " |")
+    L.append("")
     L.append("## Every pair\n")
     L.append("Seed means, fallback %; folios per run under linux-6.18 in brackets.\n")
     L.append("| workload | mTHP | fill | size | " + " | ".join(cols) + " |")
@@ -286,7 +309,6 @@ def report(rows, res, meta, opts):
              "cell (% of the device).\n")
     L.append("| fill | policy | order-0 failures | OOMs | device peak |")
     L.append("|---|---|---|---|---|")
-    firsts = [next(x for x in rows if (x["workload"], x["mthp"], x["swap"]) == c) for c in cells]
     for f in opts.fill:
         sel = [r for r in firsts if r["swap"] == f"{f} %"]
         for p in cols:
