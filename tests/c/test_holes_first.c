@@ -760,3 +760,75 @@ TEST(holes_first_hands_no_64k_range_over_on_a_discarding_device)
 		sl_device_destroy(d);
 	}
 }
+
+/* Revision 7 (SL_POL_BESTFIT0): 2048 slots = clusters 0..3; clusters 0
+ * and 3 full of order 0, clusters 1 and 2 full of 64K folios; then freed
+ * (by a CPU whose cursors are busy: no hand-off) a pair at 512 and a lone
+ * slot at 600 in cluster 1 (600's buddy 601 is used), a lone slot at 1030
+ * in cluster 2: nonfull[4] = [1, 2], nothing else free. */
+static sl_device *order4_pair_and_lone_slots(const char *policy)
+{
+	sl_device *d = t_device(policy, 2048);
+
+	ALLOC_N(d, 0, 0, 511);
+	ALLOC_N(d, 0, 4, 64);
+	ALLOC_N(d, 0, 0, 512);
+	T_BUSY_CURSOR(d, 3, 0);
+	T_BUSY_CURSOR(d, 3, 4);
+	sl_swap_put(d, 3, 512, 2);
+	sl_swap_put(d, 3, 600, 1);
+	sl_swap_put(d, 3, 1030, 1);
+	CHECK_LIST(d, NF(4), 1, 2);
+	CHECK_LIST_EMPTY(d, SL_LIST_FREE);
+	CHECK_LIST_EMPTY(d, NF(0));
+	CHECK_LIST_EMPTY(d, FR(0));
+	return d;
+}
+
+TEST(holes_first_holes_steals_the_first_broken_blocks_first_slot)
+{
+	/* proposal-holes: cluster 1's first broken 64K block, its first slot */
+	sl_device *d = order4_pair_and_lone_slots("proposal-holes");
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 512);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 513);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 600);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order0_takes_lone_slots_before_a_free_pair)
+{
+	sl_device *d = order4_pair_and_lone_slots("proposal-holes-first");
+	/* the steal: cluster 1 has a lone slot, 600 */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 600);
+	CHECK_EQ(*sli_cursor(d, 1, 0), 601);
+	CHECK_LIST(d, FR(4), 1);
+	/* the fast path leaves cluster 1 (only the pair is left there); the
+	 * steal reads cluster 1 (put back on frag[4]) and takes cluster 2's
+	 * lone slot */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 1030);
+	CHECK_LIST(d, SL_LIST_FULL, 0, 3, 2);
+	CHECK_LIST(d, FR(4), 1);
+	/* no lone slot left anywhere: the pair's first slot, then its buddy,
+	 * now alone, on the fast path */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 512);
+	CHECK_EQ(*sli_cursor(d, 1, 0), 513);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 513);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
+
+TEST(holes_first_order0_best_fit_prefers_the_smallest_free_block)
+{
+	/* cluster 1 alone, a free quad at 544 and a pair at 512: the pair */
+	sl_device *d = order4_pair_and_lone_slots("proposal-holes-first");
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 600);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 1030);
+	sl_swap_put(d, 3, 544, 4);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 512);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 513);
+	/* then the quad, whose first slot leaves a lone slot and a pair */
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 544);
+	CHECK_EQ(sl_swap_alloc(d, 1, 0), 545);
+	CHECK_INVARIANTS(d);
+	sl_device_destroy(d);
+}
