@@ -16,9 +16,7 @@
  *     is already partly used, and the first free slot only when every
  *     block with room is whole. One slot is taken from the same cluster,
  *     so an order-0 allocation fails exactly when 6.18's would in the same
- *     state; only which slot changes. (proposal-holes-first revision 7,
- *     SL_POL_BESTFIT0, replaces this pick by buddy's best fit and lets the
- *     steal compare clusters: holes_bestfit0(), holes_steal_bestfit0().)
+ *     state; only which slot changes.
  *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes.md).
  * In mm/swapfile.c terms: (1) is the rung of proposal-retag with a larger
@@ -31,7 +29,6 @@
  * discarding or a non-block device, orders 9 and above: linux-6.18
  * unchanged.
  */
-#include <string.h>
 #include "swaplab/x_proposal.h"
 
 /* Clusters of other orders one failed mTHP allocation may scan (build
@@ -65,92 +62,14 @@ static uint64_t holes_pick0(const sl_device *d, uint32_t c, int o, uint64_t from
 	return first;
 }
 
-/* SL_POL_BESTFIT0 (proposal-holes-first revision 7): the largest aligned
- * free block holes_bestfit0() tells apart, 2^HOLES_BF0_MAX_LEVEL slots
- * (64: one word of the cluster's free bitmap), and the clusters of other
- * orders its steal compares. */
-#define HOLES_BF0_MAX_LEVEL 6
-#ifndef HOLES_BF0_BUDGET
-#define HOLES_BF0_BUDGET 16u
-#endif
-
-/* Bits at the first slot of every aligned block of 2^(k+1) slots in a
- * 64-slot word, k = 0..5. */
-static const uint64_t holes_bf0_pairs[HOLES_BF0_MAX_LEVEL] = {
-	UINT64_C(0x5555555555555555), UINT64_C(0x1111111111111111), UINT64_C(0x0101010101010101),
-	UINT64_C(0x0001000100010001), UINT64_C(0x0000000100000001), UINT64_C(1),
-};
-
-/* Word w of locked cluster c's free bitmap (bit i: slot 64w + i free; the
- * last cluster's slots at or past d->max count as used): eight map bytes
- * at a time (sli_map_nz()). */
-static uint64_t holes_free_word(const sl_device *d, uint32_t c, uint32_t w)
-{
-	uint64_t base = sli_cluster_offset(c) + (uint64_t)w * 64, m = 0;
-
-	for (uint32_t b = 0; b < 64; b += 8) {
-		uint64_t x, off = base + b;
-
-		if (off + 8 > d->max) {
-			for (uint64_t i = off; i < off + 8 && i < d->max; i++)
-				m |= (uint64_t)!d->map[i] << (i - base);
-			break;
-		}
-		memcpy(&x, d->map + off, 8);
-		/* one bit per used byte, gathered into the byte's bit */
-		uint64_t used = (sli_map_nz(x) * UINT64_C(0x0102040810204080)) >> 56;
-		m |= (~used & 0xff) << b;
-	}
-	return m;
-}
-
-/* SL_POL_BESTFIT0: buddy's best fit for order 0 in locked cluster c - the
- * lowest free slot whose largest aligned free block is the smallest
- * (blocks of more than 64 slots count as 64). *lvl gets that block's log2
- * size: 0 is a lone free slot, its buddy slot used. Returns 0 when no slot
- * is free. One pass over the cluster's 512 map bytes, then at most seven
- * mask steps per word; the kernel would read its swap_map (or swap table)
- * the same way alloc_swap_scan_cluster() does. */
-static uint64_t holes_bestfit0(const sl_device *d, uint32_t c, int *lvl)
-{
-	uint64_t best = 0;
-	int bestk = HOLES_BF0_MAX_LEVEL + 1;
-
-	for (uint32_t w = 0; w < SL_CLUSTER / 64 && bestk > 0; w++) {
-		uint64_t e = holes_free_word(d, c, w); /* slots in free blocks of >= 2^k */
-
-		for (int k = 0; e && k < bestk; k++) {
-			uint64_t next = 0; /* slots in free blocks of >= 2^(k+1) */
-			if (k < HOLES_BF0_MAX_LEVEL) {
-				uint32_t h = 1u << k;
-				next = e & (e >> h) & holes_bf0_pairs[k];
-				for (uint32_t i = 1; i < 2 * h; i <<= 1)
-					next |= next << i;
-			}
-			if (e & ~next) {
-				best = sli_cluster_offset(c) + (uint64_t)w * 64 +
-				       (uint64_t)__builtin_ctzll(e & ~next);
-				bestk = k;
-				break;
-			}
-			e = next;
-		}
-	}
-	*lvl = bestk;
-	return best;
-}
-
 /* Where alloc_swap_scan_cluster() starts for order 0 in a locked cluster. */
 static uint64_t holes_start0(const sl_device *d, uint32_t c, uint64_t off)
 {
 	const sl_cluster *ci = &d->ci[c];
 	uint64_t f;
-	int lvl;
 
 	if (ci->count == 0)
 		return sli_cluster_offset(c);
-	if (ci->order > 0 && (d->pol->props & SL_POL_BESTFIT0) && (f = holes_bestfit0(d, c, &lvl)))
-		return f;
 	if (ci->order > 0 && (f = holes_pick0(d, c, ci->order, off)))
 		return f;
 	return off;
@@ -191,20 +110,7 @@ LR_INLINE uint64_t holes_fast0_scan(sl_device *d, int cpu, uint64_t off, const i
 		sl_ci_unlock_m(conc, d, c);
 		return 0;
 	}
-	if (d->ci[c].order > 0 && (d->pol->props & SL_POL_BESTFIT0)) {
-		/* SL_POL_BESTFIT0: a lone free slot, or leave the cluster (the
-		 * steal looks further, holes_steal_bestfit0()) */
-		int lvl;
-		uint64_t f = holes_bestfit0(d, c, &lvl);
-		if (!f || lvl > 0) {
-			sl_ci_unlock_m(conc, d, c);
-			return 0;
-		}
-		off = f;
-	} else {
-		off = holes_start0(d, c, off);
-	}
-	off = lrm_alloc_swap_scan_cluster(d, cpu, c, off, 0, conc);
+	off = lrm_alloc_swap_scan_cluster(d, cpu, c, holes_start0(d, c, off), 0, conc);
 	if (off)
 		sli_stats_m(d, conc)->alloc_fast[0]++;
 	return off;
@@ -251,83 +157,11 @@ LR_INLINE uint64_t holes_alloc_fast0(sl_device *d, int cpu, const int conc)
 	return holes_fast0_scan(d, cpu, off, conc);
 }
 
-/* SL_POL_BESTFIT0: take cluster c, put on frag[its order > 0] before, if
- * it is still there, isolated as isolate_lock_cluster() would (device
- * lock, then a trylock of the cluster). Returns 1 with c locked and off
- * its list. */
-LR_INLINE int holes_isolate_frag(sl_device *d, uint32_t c, const int conc)
-{
-	int got = 0;
-
-	sl_dev_lock_m(conc, d);
-	if (sl_ci_trylock_m(conc, d, c)) {
-		const sl_cluster *ci = &d->ci[c];
-		if (ci->flags == SL_CF_FRAG && ci->order > 0) {
-			sli_isolate_cluster(d, c);
-			got = 1;
-		} else {
-			sl_ci_unlock_m(conc, d, c);
-		}
-	}
-	sl_dev_unlock_m(conc, d);
-	return got;
-}
-
-/* SL_POL_BESTFIT0's steal (proposal-holes-first revision 7): 6.18's lists
- * in 6.18's order (frag[o] then nonfull[o], o ascending), but of up to
- * HOLES_BF0_BUDGET clusters the one whose best-fit slot has the smallest
- * free block: the first with a lone free slot, else the smallest seen.
- * Each cluster is isolated, read and put back where relocate_cluster()
- * puts it (frag[o] or full); the chosen one is isolated again if it is
- * still on its list, and entered at its best-fit slot. 0 when none of
- * them has a free slot (holes_steal0() goes on as 6.18). */
-LR_INLINE uint64_t holes_steal_bestfit0(sl_device *d, int cpu, const int conc)
-{
-	uint32_t len[SL_NR_LISTS], budget = HOLES_BF0_BUDGET, best = SL_NIL;
-	int bestl = HOLES_BF0_MAX_LEVEL + 1;
-
-	sl_dev_lock_m(conc, d);
-	memcpy(len, d->list_len, sizeof(len));
-	sl_dev_unlock_m(conc, d);
-	for (int o = 1; o < SL_NR_ORDERS && budget && bestl > 0; o++) {
-		for (int pass = 0; pass < 2 && budget && bestl > 0; pass++) {
-			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);
-
-			for (uint32_t n = len[list]; n && budget && bestl > 0; n--, budget--) {
-				uint32_t c = lrm_isolate_lock_cluster(d, list, conc);
-				int lvl;
-				if (c == SL_NIL)
-					break;
-				if (holes_bestfit0(d, c, &lvl) && lvl < bestl) {
-					best = c;
-					bestl = lvl;
-					if (!lvl) /* a lone slot: take it now */
-						return lrm_alloc_swap_scan_cluster(d, cpu, c,
-							holes_start0(d, c, sli_cluster_offset(c)), 0, conc);
-				}
-				lrm_relocate_cluster(d, c, conc);
-				sl_ci_unlock_m(conc, d, c);
-			}
-		}
-	}
-	if (best == SL_NIL || !holes_isolate_frag(d, best, conc))
-		return 0;
-	return lrm_alloc_swap_scan_cluster(d, cpu, best, holes_start0(d, best, sli_cluster_offset(best)), 0,
-					   conc);
-}
-
 /* The order-0 steal of cluster_alloc_swap_entry() - 6.18's lists and order
  * (frag[o] then nonfull[o], o ascending, until one succeeds), each cluster
- * entered at holes_pick0()'s slot (SL_POL_BESTFIT0: first
- * holes_steal_bestfit0()). */
+ * entered at holes_pick0()'s slot. */
 LR_INLINE uint64_t holes_steal0(sl_device *d, int cpu, const int conc)
 {
-	uint64_t got;
-
-	if ((d->pol->props & SL_POL_BESTFIT0) && (got = holes_steal_bestfit0(d, cpu, conc))) {
-		sli_stats_m(d, conc)->alloc_steal++;
-		return got;
-	}
 	for (int o = 1; o < SL_NR_ORDERS; o++) {
 		for (int pass = 0; pass < 2; pass++) {
 			int list = pass ? SL_LIST_NONFULL(o) : SL_LIST_FRAG(o);

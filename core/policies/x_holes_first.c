@@ -57,17 +57,6 @@
  * next allocation down the ladder (isolate, relocate), and with several
  * CPUs at high fill most pairs took si->lock (0.8 a pair at 4 CPUs).
  *
- * Revision 7 (SL_POL_BESTFIT0, x_holes.c holes_bestfit0()): order 0 in
- * a cluster of another order takes buddy's best fit - the free slot whose
- * largest aligned free block is smallest (up to 64 slots); its fast path
- * leaves such a cluster once no free slot there is alone (its buddy slot
- * in use), and the steal compares up to 16 clusters of frag[o] and
- * nonfull[o] (6.18's order) and takes the first with a lone slot, else
- * the one with the smallest block. On a nearly full device the free space
- * then sits in aligned pairs, quads and larger blocks, as under buddy,
- * instead of single slots: pmbench at 97 % fill, 32K-128K fall back 4-8
- * pp less (proposal-holes-first.md, "Revision 7").
- *
  * Kernel range: a proposal over 6.18 (docs/proposals/proposal-holes-first.md).
  * In mm/swapfile.c terms: for 0 < order <= 4 on a block device,
  * cluster_alloc_swap_entry() scans frag_clusters[order] and then the rung
@@ -166,7 +155,7 @@ LR_BUILD_BOTH(hf_alloc_slow)
 	.name = "proposal-holes-first",                                                   \
 	.summary = "proposal over proposal-holes: 16K-64K folios take frag and other orders' aligned holes before a free cluster; order-0 clusters keep their order", \
 	.kernel = "",                                                                     \
-	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_KEEP_FULL0 | SL_POL_BESTFIT0, \
+	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_KEEP_FULL0,         \
 	.alloc = hf_alloc_##m, .alloc_fast = hf_alloc_fast_##m,                           \
 	.alloc_slow = hf_alloc_slow_##m, XP_SHARED_OPS(m)
 

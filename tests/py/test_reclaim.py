@@ -302,10 +302,8 @@ def test_compact_moves_entries_under_reclaim_and_holes_first_cannot():
     swap-in fault's charge pins only the entries it read, so proposal-compact
     moves entries in direct reclaim. pmbench, 2 x 46M in 32M, 64M zram (95 %
     at peak), 16K + 64K + 128K, seed 1: 6.18 falls back 54.8 / 52.7 / 4.6 %,
-    holes-first 3.4 / 25.8 / 8.1 % (128K worse than 6.18), compact 0.1 /
-    12.4 / 2.4 % with 1519 moves into 873 windows; no order-0 failure
-    (holes-first revision 7; revision 6: 5.9 / 28.4 / 9.0 and 0.5 / 22.3 /
-    1.0 % with 1864 moves into 1423 windows)."""
+    holes-first 5.9 / 28.4 / 9.0 % (128K worse than 6.18), compact 0.5 /
+    22.3 / 1.0 % with 1864 moves into 1423 windows; no order-0 failure."""
     a = build_parser().parse_args(["pmbench", "--mthp", "16K,64K,128K", "--procs", "2", "--wss", "46M",
                                    "--limit", "32M", "--swap-size", "64M", "--accesses", "1000000",
                                    "--cpus", "2", "--seed", "1", "-q"])
@@ -317,9 +315,9 @@ def test_compact_moves_entries_under_reclaim_and_holes_first_cannot():
         got[pol] = ({kb: round(v, 1) for kb, v in _fallback(r).items()}, r.get("compact"))
     assert got == {
         "linux-6.18": ({16: 54.8, 64: 52.7, 128: 4.6}, None),
-        "proposal-holes-first": ({16: 3.4, 64: 25.8, 128: 8.1}, None),
-        "proposal-compact": ({16: 0.1, 64: 12.4, 128: 2.4},
-                             {"searches": 1075, "windows": 873, "moves": 1519, "aborts": 0})}
+        "proposal-holes-first": ({16: 5.9, 64: 28.4, 128: 9.0}, None),
+        "proposal-compact": ({16: 0.5, 64: 22.3, 128: 1.0},
+                             {"searches": 1836, "windows": 1423, "moves": 1864, "aborts": 0})}
 
 
 def test_proposals_predict_less_system_time_than_6_18_where_it_falls_back():
@@ -344,8 +342,8 @@ def test_kbuild_v5_with_14m_compilers_falls_back_on_6_18_at_2_cpus_and_not_on_th
     """kernel-findings F35: `swaplab run kbuild-v5 --size-median 14M --seed 2
     --window 0` (two CPUs at once, as the live kernel runs it), whose
     kernel runs fall back at 256K-2M as the model does: 6.18 12.7 / 28.3 /
-    49.1 / 35.1 % at 256K / 512K / 1M / 2M, proposal-holes-first 0.3 /
-    1.9 / 5.5 / 8.0 % (revision 7; revision 6: 0.2 / 0.9 / 5.6 / 9.5)."""
+    49.1 / 35.1 % at 256K / 512K / 1M / 2M, proposal-holes-first 0.2 /
+    0.9 / 5.6 / 9.5 %."""
     from swaplab.reclaim import build_parser, params_from_args
     prm, preset = params_from_args(build_parser().parse_args(["kbuild-v5", "--size-median", "14M",
                                                               "--seed", "2"]))
@@ -354,4 +352,4 @@ def test_kbuild_v5_with_14m_compilers_falls_back_on_6_18_at_2_cpus_and_not_on_th
         r = run_reclaim(dict(prm), policy=pol, preset=preset, window=0)
         got[pol] = tuple(round(r["sizes"][kb]["fallback_pct"], 1) for kb in ("256", "512", "1024", "2048"))
         assert r["order0"]["alloc_fail"] == 0 and r["reclaim"]["oom"] == 0
-    assert got == {"linux-6.18": (12.7, 28.3, 49.1, 35.1), "proposal-holes-first": (0.3, 1.9, 5.5, 8.0)}
+    assert got == {"linux-6.18": (12.7, 28.3, 49.1, 35.1), "proposal-holes-first": (0.2, 0.9, 5.6, 9.5)}

@@ -102,13 +102,6 @@ enum {
 	 * lock; order 0 takes kept slots back before it steals
 	 * (proposal-holes-first revisions 3 and 4). Invariant I5 allows both. */
 	SL_POL_KEEP_FULL0 = 1u << 10,
-	/* Order 0 in a cluster of another order takes buddy's best fit: the
-	 * free slot whose largest aligned free block is smallest; its fast
-	 * path leaves such a cluster once no free slot there is alone (its
-	 * buddy slot free), and the steal takes, of up to 16 clusters, the
-	 * one with the smallest such block (x_holes.c holes_bestfit0(),
-	 * proposal-holes-first revision 7). */
-	SL_POL_BESTFIT0 = 1u << 11,
 };
 /* SL_POL_KEEP_FULL0: the orders whose fast path such a policy builds with
  * LR_KEEP (lockrework_body.h) and so the orders lrm_handoff() serves:
