@@ -41,22 +41,25 @@ void sl_rmap_move(sl_device *d, uint64_t from, uint64_t to)
 	d->rmap[from] = NULL;
 }
 
-/* Sets (or with on 0 clears) SWAP_HAS_CACHE on map bytes m[0 .. nr), each
- * a fault's own entry of count 1: a large folio's eight at a time. */
+/* Sets (on) or clears SWAP_HAS_CACHE on map bytes m[0 .. nr), each a
+ * fault's own entry of count 1 (1 <-> 1 | SWAP_HAS_CACHE): a large folio's
+ * eight at a time. Clearing takes the bit alone, whatever else a byte
+ * holds. */
 static inline void rmap_pin(uint8_t *m, uint32_t nr, int on)
 {
 	const uint64_t bits = UINT64_C(0x0101010101010101) * SL_SLOT_CACHE;
 	uint64_t w;
 
+	for (uint32_t i = 0; SL_DEBUG_ON && i < nr; i++)
+		SL_ASSERT(m[i] == (on ? 1 : 1 | SL_SLOT_CACHE));
 	if (nr < 8) {
 		for (uint32_t i = 0; i < nr; i++)
-			m[i] ^= SL_SLOT_CACHE; /* 1 <-> 1 | SWAP_HAS_CACHE */
+			m[i] = on ? (uint8_t)(m[i] | SL_SLOT_CACHE) : (uint8_t)(m[i] & ~SL_SLOT_CACHE);
 		return;
 	}
 	for (uint32_t i = 0; i < nr; i += 8) {
 		memcpy(&w, m + i, 8);
-		SL_ASSERT(w == (on ? bits / SL_SLOT_CACHE : bits / SL_SLOT_CACHE + bits));
-		w ^= bits;
+		w = on ? w | bits : w & ~bits;
 		memcpy(m + i, &w, 8);
 	}
 }
@@ -74,8 +77,6 @@ int sl_rmap_pin_charge(const sl_swapset *s, int (*charge)(void *, sl_proc *, int
 	/* an order-0 fault's one entry, or a large folio's 4 to 256 (a
 	 * multiple of 8 from 32K on) */
 	SL_ASSERT(nr < 8 || !(nr & 7));
-	for (uint32_t i = 0; SL_DEBUG_ON && i < nr; i++)
-		SL_ASSERT(m[i] == 1);
 	rmap_pin(m, nr, 1);
 	rc = charge(ctx, p, order);
 	rmap_pin(m, nr, 0);
