@@ -620,11 +620,14 @@ static void kc_tick_det(sl_device *d)
 	kc_work(d);
 }
 
+/* Both policies' properties: proposal-holes-first's, with the reverse map. */
+#define CP_PROPS ((XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP | SL_POL_KEEP_FULL0)
+
 #define KC_OPS(m)                                                                         \
 	.name = "proposal-kcompact",                                                      \
 	.summary = "proposal over proposal-compact: a fallback wakes a background worker that frees aligned windows of the failed order (bounded moves per wake)", \
 	.kernel = "",                                                                     \
-	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP | SL_POL_KEEP_FULL0, \
+	.props = CP_PROPS,                                                                \
 	.alloc_fast = cp_alloc_fast_##m, .free = lr_free_##m,                            \
 	.sync_discard = xp_sync_discard_##m, .check = cp_check
 
@@ -643,7 +646,7 @@ const sl_policy sl_policy_proposal_kcompact = { KC_OPS(det), .alloc = kc_alloc_d
 	.name = "proposal-compact",                                                       \
 	.summary = "proposal over proposal-holes-first: before an mTHP fallback, move the few entries of one aligned window (reverse map) and take it", \
 	.kernel = "",                                                                     \
-	.props = (XP_PROPS_V6_18 & ~SL_POL_ORDERED_CLUSTERS) | SL_POL_RMAP | SL_POL_KEEP_FULL0, \
+	.props = CP_PROPS,                                                                \
 	.alloc = cp_alloc_##m, .alloc_fast = cp_alloc_fast_##m,                           \
 	.alloc_slow = cp_alloc_slow_##m, .init = xp_init, .free = lr_free_##m,            \
 	.tick = lr_swap_discard_work_##m, .sync_discard = xp_sync_discard_##m,            \

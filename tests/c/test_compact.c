@@ -98,6 +98,17 @@ static fixture *fixture_make(int others)
 	return f;
 }
 
+/* The entries of slots [w, w + n) moved out of the window [w, w + win):
+ * each one's PTE names a slot outside it, which the map names back. */
+static void check_moved_out(const fixture *f, uint64_t w, uint32_t n, uint32_t win)
+{
+	for (uint64_t s = w; s < w + n; s++) {
+		uint64_t to = f->pte[s] & SL_RMAP_ENTRY_MASK;
+		CHECK(to < w || to >= w + win);
+		CHECK(sl_rmap_pte(f->d, to) == &f->pte[s]);
+	}
+}
+
 static void fixture_free(fixture *f)
 {
 	sl_swapset_destroy(f->s);
@@ -270,11 +281,7 @@ TEST(compact_moves_half_a_window_above_64k)
 	CHECK_EQ(d->st.compact_moves, 16);
 	CHECK_EQ(d->st.compact_aborts, 0);
 	CHECK(sli_range_is(d, w, 32, 1));
-	for (uint64_t s = w; s < w + 16; s++) {
-		uint64_t to = f->pte[s] & SL_RMAP_ENTRY_MASK;
-		CHECK(to < w || to >= w + 32);
-		CHECK(sl_rmap_pte(d, to) == &f->pte[s]);
-	}
+	check_moved_out(f, w, 16, 32);
 	CHECK_INVARIANTS(d);
 	fixture_free(f);
 
@@ -618,11 +625,7 @@ TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
 			CHECK_EQ(d->st.compact_searches, 1);
 			CHECK(sli_range_is(d, w, 16, 1));
 			/* every moved entry's PTE names its new slot, outside w */
-			for (uint64_t s = w; s < w + 8; s++) {
-				uint64_t to = f->pte[s] & SL_RMAP_ENTRY_MASK;
-				CHECK(to < w || to >= w + 16);
-				CHECK(sl_rmap_pte(d, to) == &f->pte[s]);
-			}
+			check_moved_out(f, w, 8, 16);
 		}
 		CHECK_INVARIANTS(d);
 		fixture_free(f);
