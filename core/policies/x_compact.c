@@ -48,24 +48,22 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 #define CP_BUDGET 16u
 #endif
 /* At most 2^order >> CP_MOVES_SHIFT entries moved for a window (at least
- * one): a quarter of the folio, about where the copies cost what the
- * fallback would (split + (2^order - 1) more folios written against
- * compact_move per entry, sl_cost_default; proposal-compact.md). */
+ * one): half the folio for every mTHP order below PMD (revision 4: 16K-64K
+ * as 128K-1M since revision 2), a quarter for PMD (CP_MOVES_SHIFT_PMD).
+ * On a nearly full device the smaller folios' free space sits in parts of
+ * windows beside other small folios: at the 64K fallbacks of the grid's
+ * pairs furthest above first-fit the best window had 5-7 used slots
+ * (proposal-compact.md, "Revision 4"). The quarter was the break-even of
+ * the uncalibrated prices (a move 7.7 us, a 64K fallback 35 us); with the
+ * calibration in use (F34's fit) and a move's copy measured on zram (F32,
+ * 5 us) a move pays up to about 17 us. PMD keeps the quarter: half moved
+ * about 240 entries for one 2M window and lost a met 64K pair (revision
+ * 2). */
 #ifndef CP_MOVES_SHIFT
-#define CP_MOVES_SHIFT 2
+#define CP_MOVES_SHIFT 1
 #endif
-/* Half the folio (2^order >> CP_MOVES_SHIFT_LARGE) for the orders above
- * holes-first's 64K and below PMD, 128K-1M (revision 2): the smaller
- * folios take the aligned holes of these orders' clusters first
- * (holes-first's ladder, proposal-holes' rung), so on a nearly full device
- * such a cluster's free space is in halves of its windows, the other
- * halves mostly smaller folios. At the avoidable 128K fallbacks of the
- * grid's pairs worse than 6.18 (thp-swap -a, 48M zram) the best window had
- * 15-18 of its 32 slots used in 65 of 75 (proposal-compact.md, "Revision
- * 2"). PMD keeps the quarter: half moved about 240 entries for one 2M
- * window and lost a met 64K pair. */
-#ifndef CP_MOVES_SHIFT_LARGE
-#define CP_MOVES_SHIFT_LARGE 1
+#ifndef CP_MOVES_SHIFT_PMD
+#define CP_MOVES_SHIFT_PMD 2
 #endif
 
 /* proposal-holes-first's table of the mode conc. */
@@ -74,8 +72,7 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
 
 static uint32_t cp_max_moves(int order)
 {
-	int large = order > HF_MAX_ORDER && order < SL_PMD_ORDER;
-	uint32_t n = (1u << order) >> (large ? CP_MOVES_SHIFT_LARGE : CP_MOVES_SHIFT);
+	uint32_t n = (1u << order) >> (order < SL_PMD_ORDER ? CP_MOVES_SHIFT : CP_MOVES_SHIFT_PMD);
 
 	return n ? n : 1;
 }

@@ -38,8 +38,8 @@ static int is_win_used(uint64_t off)
 
 /* Every slot allocated at order 0 and held by pte[slot]; then slots freed
  * (their PTEs zapped) so that the window keeps win_used and, with `others`,
- * every other aligned 16-slot window keeps 8 used slots (too many to move:
- * at most 4 for a 64K folio), else keeps all of them. */
+ * every other aligned 16-slot window keeps 9 used slots (too many to move:
+ * at most 8 for a 64K folio), else keeps all of them. */
 /* A device of policy pol with every slot allocated at order 0, each held
  * by pte[slot] and known to the reverse map. */
 static fixture *fixture_full_of(const char *pol)
@@ -87,7 +87,7 @@ static fixture *fixture_make(int others)
 	fixture *f = fixture_full();
 
 	for (uint64_t s = 16; s < NSLOTS; s++) {
-		int drop = in_window(s) ? !is_win_used(s) : others && (s & 15) >= 8;
+		int drop = in_window(s) ? !is_win_used(s) : others && (s & 15) >= 9;
 		if (drop) {
 			f->pte[s] = 0; /* zap_pte_range(), then the slot's put */
 			sl_swap_put(f->d, 0, s, 1);
@@ -159,9 +159,9 @@ TEST(compact_moves_the_windows_entries_and_takes_it)
 	}
 	/* the three new slots: the order-0 allocator's next three, each the
 	 * first free slot of a broken block from this CPU's cursor on */
-	CHECK_EQ(f->pte[1059] & SL_RMAP_ENTRY_MASK, 24);
-	CHECK_EQ(f->pte[1063] & SL_RMAP_ENTRY_MASK, 25);
-	CHECK_EQ(f->pte[1068] & SL_RMAP_ENTRY_MASK, 26);
+	CHECK_EQ(f->pte[1059] & SL_RMAP_ENTRY_MASK, 25);
+	CHECK_EQ(f->pte[1063] & SL_RMAP_ENTRY_MASK, 26);
+	CHECK_EQ(f->pte[1068] & SL_RMAP_ENTRY_MASK, 27);
 	/* every other slot's PTE is untouched */
 	for (uint64_t s = 1; s < NSLOTS; s++)
 		if (!is_win_used(s))
@@ -265,69 +265,58 @@ TEST(compact_gives_up_when_no_slot_is_left_for_a_move)
 	fixture_free(f);
 }
 
-/* A 128K folio (order 5) may have half its window moved (16 of 32 slots),
- * a 64K one a quarter (4 of 16): above 64K the free space of a nearly full
- * device sits in halves of the windows, beside the smaller folios that
- * took the other halves (x_compact.c cp_max_moves()). */
-TEST(compact_moves_half_a_window_above_64k)
+/* Every mTHP order below PMD may have half its window moved: 16 of 32
+ * slots for a 128K folio (order 5; revision 2), 8 of 16 for 64K and 2 of 4
+ * for 16K (revision 4); PMD a quarter (x_compact.c cp_max_moves()). On a
+ * nearly full device the free space sits in parts of windows, beside the
+ * smaller folios that took the rest. fixture_windows(pol, win, keep): every
+ * aligned window of `win` slots past the first keeps `keep` used slots. */
+static void check_window_bound(int order, uint32_t keep)
 {
-	fixture *f = fixture_windows("proposal-compact", 32, 16);
+	uint32_t win = 1u << order;
+	fixture *f = fixture_windows("proposal-compact", win, keep);
 	sl_device *d = f->d;
-	uint64_t w = sl_swap_alloc(d, 1, 5);
+	uint64_t w = sl_swap_alloc(d, 1, order);
 
-	/* every window past the first has 16 used slots: one is taken */
-	CHECK(w >= 32 && w % 32 == 0);
+	/* every window past the first has `keep` used slots: one is taken */
+	CHECK(w >= win && w % win == 0);
 	CHECK_EQ(d->st.compact_windows, 1);
-	CHECK_EQ(d->st.compact_moves, 16);
+	CHECK_EQ(d->st.compact_moves, keep);
 	CHECK_EQ(d->st.compact_aborts, 0);
-	CHECK(sli_range_is(d, w, 32, 1));
-	check_moved_out(f, w, 16, 32);
+	CHECK(sli_range_is(d, w, win, 1));
+	check_moved_out(f, w, keep, win);
 	CHECK_INVARIANTS(d);
 	fixture_free(f);
 
-	/* 17 used slots in every window: past the bound, the folio falls
-	 * back and nothing moves */
-	f = fixture_windows("proposal-compact", 32, 17);
+	/* one more used slot in every window: past the bound, the folio
+	 * falls back and nothing moves */
+	f = fixture_windows("proposal-compact", win, keep + 1);
 	d = f->d;
-	CHECK_EQ(sl_swap_alloc(d, 1, 5), 0);
+	CHECK_EQ(sl_swap_alloc(d, 1, order), 0);
 	CHECK_EQ(d->st.compact_searches, 1);
 	CHECK_EQ(d->st.compact_moves, 0);
 	CHECK_INVARIANTS(d);
 	fixture_free(f);
 }
 
-/* 64K keeps the quarter: five used slots in every aligned 16-slot window
- * (the first 5 of each 16 kept), one more than it may move. */
-TEST(compact_moves_a_quarter_of_a_64k_window)
+TEST(compact_moves_half_a_window_above_64k)
 {
-	fixture *f = calloc(1, sizeof(*f));
-	char msg[128];
-	int prio = SL_PRIO_AUTO;
-	sl_device *d;
+	check_window_bound(5, 16);
+}
 
-	f->d = d = t_device("proposal-compact", NSLOTS);
-	f->s = sl_swapset_create(&f->d, &prio, 1, 0, msg, sizeof(msg));
-	ALLOC_N(d, 0, 0, NSLOTS - 1);
-	for (uint64_t s = 1; s < NSLOTS; s++) {
-		f->pte[s] = PTE_SWAP_BIT | s;
-		sl_rmap_note_pte(f->s, &f->pte[s]);
-	}
-	for (uint64_t s = 16; s < NSLOTS; s++) {
-		if ((s & 15) >= 5) {
-			f->pte[s] = 0;
-			sl_swap_put(d, 0, s, 1);
-		}
-	}
-	CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
-	CHECK_EQ(d->st.compact_searches, 1);
-	CHECK_EQ(d->st.compact_moves, 0);
-	/* with four used slots in one window, that window is taken */
-	f->pte[1060] = 0;
-	sl_swap_put(d, 0, 1060, 1);
-	CHECK_EQ(sl_swap_alloc(d, 1, 4), 1056);
-	CHECK_EQ(d->st.compact_moves, 4);
-	CHECK_INVARIANTS(d);
-	fixture_free(f);
+TEST(compact_moves_half_a_64k_window)
+{
+	check_window_bound(4, 8);
+}
+
+TEST(compact_moves_half_a_16k_window)
+{
+	check_window_bound(2, 2);
+}
+
+TEST(compact_moves_a_quarter_of_a_pmd_window)
+{
+	check_window_bound(9, 128);
 }
 
 /* The process model keeps the map: swap-out sets it, a swap-in or
@@ -593,11 +582,11 @@ TEST(compact_window_search_matches_slot_by_slot)
 	CHECK(misses > MAPS * QUERIES / 10);
 }
 
-/* proposal-kcompact's worker: 8 used slots in every 64K window, twice the
- * allocation-time step's bound (4), so the first 64K folio falls back
- * under both policies. The fallback wakes kcompact's worker, which runs at
- * the next allocation boundary: it frees one window of 16 slots, its 8
- * entries moved (counted apart from the step's moves), and the next 64K
+/* proposal-kcompact's worker: 9 used slots in every 64K window, one past
+ * the allocation-time step's bound (8) and within the worker's (12), so
+ * the first 64K folio falls back under both policies. The fallback wakes
+ * kcompact's worker, which runs at the next allocation boundary: it frees
+ * one window of 16 slots, its 9 entries moved (counted apart from the step's moves), and the next 64K
  * folio takes it without an allocation-time move.
  * proposal-compact, which has no worker, falls back again. */
 TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
@@ -605,7 +594,7 @@ TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
 	const char *const pols[] = { "proposal-compact", "proposal-kcompact" };
 
 	for (int i = 0; i < 2; i++) {
-		fixture *f = fixture_windows(pols[i], 16, 8);
+		fixture *f = fixture_windows(pols[i], 16, 9);
 		sl_device *d = f->d;
 
 		CHECK_EQ(sl_swap_alloc(d, 1, 4), 0);
@@ -620,12 +609,12 @@ TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
 			CHECK(w != 0 && w % 16 == 0);
 			CHECK_EQ(d->st.kcompact_wakes, 1);
 			CHECK_EQ(d->st.kcompact_windows, 1);
-			CHECK_EQ(d->st.kcompact_moves, 8);
+			CHECK_EQ(d->st.kcompact_moves, 9);
 			CHECK_EQ(d->st.compact_moves, 0); /* the step had nothing to do */
 			CHECK_EQ(d->st.compact_searches, 1);
 			CHECK(sli_range_is(d, w, 16, 1));
 			/* every moved entry's PTE names its new slot, outside w */
-			check_moved_out(f, w, 8, 16);
+			check_moved_out(f, w, 9, 16);
 		}
 		CHECK_INVARIANTS(d);
 		fixture_free(f);
