@@ -55,10 +55,12 @@ extern const sl_policy sl_policy_proposal_holes_first, sl_policy_proposal_holes;
  * pairs furthest above first-fit the best window had 5-7 used slots
  * (proposal-compact.md, "Revision 4"). The quarter was the break-even of
  * the uncalibrated prices (a move 7.7 us, a 64K fallback 35 us); with the
- * calibration in use (F34's fit) and a move's copy measured on zram (F32,
- * 5 us) a move pays up to about 17 us. PMD keeps the quarter: half moved
- * about 240 entries for one 2M window and lost a met 64K pair (revision
- * 2). */
+ * calibration in use (F34's fit) a move paid up to 25.7 us at the quarter,
+ * against a copy measured at 5 us on zram for the lab's pages (F32). Not
+ * for pages that compress 2:1: their copy (13.8 us) costs more than the
+ * fallback it saves at either bound. PMD keeps the quarter: half moved
+ * about 240 entries for one 2M window and lost a met 64K pair at revision
+ * 2; at revision 4 half for PMD changes no grid count. */
 #ifndef CP_MOVES_SHIFT
 #define CP_MOVES_SHIFT 1
 #endif

@@ -8,8 +8,8 @@ another): `swaplab kernel run kbuild-v5 --size-median 14M --seed S
 --stat-flush 1` (root, zram, a cgroup v1 memory controller; every run
 restores the machine), and the model (deterministic: once), `swaplab run kbuild-v5 --size-median
 14M --seed S`, for linux-6.18 with two CPUs at once (`--window 0`, as the
-kernel runs) and serially, and for linux-6.12, first-fit and the two
-proposals at `--window 0`. Writes per run the per-size counts, and prints
+kernel runs) and serially, and for linux-6.12, first-fit and the
+proposals (holes-first, compact, kcompact) at `--window 0`. Writes per run the per-size counts, and prints
 the seed means of each size's fallback %. The machine should be quiet
 (the interleaving of two CPUs is the kernel's).
 """
@@ -25,7 +25,7 @@ from swaplab.results import machine_info
 ARGS = ["kbuild-v5", "--size-median", "14M"]
 SIZES = ("16", "32", "64", "128", "256", "512", "1024", "2048")
 MODEL = (("linux-6.18", 0), ("linux-6.18", 1), ("linux-6.12", 0), ("first-fit", 0),
-         ("proposal-holes-first", 0), ("proposal-compact", 0))
+         ("proposal-holes-first", 0), ("proposal-compact", 0), ("proposal-kcompact", 0))
 
 
 def kernel(seed: int) -> dict:

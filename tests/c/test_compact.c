@@ -36,10 +36,6 @@ static int is_win_used(uint64_t off)
 	return 0;
 }
 
-/* Every slot allocated at order 0 and held by pte[slot]; then slots freed
- * (their PTEs zapped) so that the window keeps win_used and, with `others`,
- * every other aligned 16-slot window keeps 9 used slots (too many to move:
- * at most 8 for a 64K folio), else keeps all of them. */
 /* A device of policy pol with every slot allocated at order 0, each held
  * by pte[slot] and known to the reverse map. */
 static fixture *fixture_full_of(const char *pol)
@@ -82,6 +78,10 @@ static fixture *fixture_windows(const char *pol, uint32_t win, uint32_t keep)
 	return f;
 }
 
+/* Every slot allocated at order 0 and held by pte[slot]; then slots freed
+ * (their PTEs zapped) so that the window keeps win_used and, with `others`,
+ * every other aligned 16-slot window keeps 9 used slots (too many to move:
+ * at most 8 for a 64K folio), else keeps all of them. */
 static fixture *fixture_make(int others)
 {
 	fixture *f = fixture_full();
@@ -299,7 +299,7 @@ static void check_window_bound(int order, uint32_t keep)
 	fixture_free(f);
 }
 
-TEST(compact_moves_half_a_window_above_64k)
+TEST(compact_moves_half_a_128k_window)
 {
 	check_window_bound(5, 16);
 }
@@ -586,8 +586,9 @@ TEST(compact_window_search_matches_slot_by_slot)
  * the allocation-time step's bound (8) and within the worker's (12), so
  * the first 64K folio falls back under both policies. The fallback wakes
  * kcompact's worker, which runs at the next allocation boundary: it frees
- * one window of 16 slots, its 9 entries moved (counted apart from the step's moves), and the next 64K
- * folio takes it without an allocation-time move.
+ * one window of 16 slots, its 9 entries moved (counted apart from the
+ * step's moves), and the next 64K folio takes it without an
+ * allocation-time move.
  * proposal-compact, which has no worker, falls back again. */
 TEST(compact_kcompact_worker_frees_windows_after_a_fallback)
 {

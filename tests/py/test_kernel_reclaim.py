@@ -435,5 +435,8 @@ def test_f35_stored_runs_give_the_documented_means():
     assert means(d["kernel"]) == [0.6, 0.2, 0.1, 0.2, 4.8, 8.6, 20.7, 19.3]
     assert means(d["model"]["linux-6.18 window 0"]) == [0.7, 0.3, 0.1, 0.3, 4.6, 10.5, 22.3, 20.3]
     assert means(d["model"]["proposal-holes-first window 0"]) == [0.0, 0.1, 0.0, 0.0, 0.0, 0.2, 1.5, 2.9]
+    # proposal-compact revision 4 and kcompact on its step (regenerated model rows)
+    assert means(d["model"]["proposal-compact window 0"]) == [0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.8, 3.2]
+    assert means(d["model"]["proposal-kcompact window 0"]) == [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.6, 3.0]
     # within 2 pp at every size
     assert max(abs(a - b) for a, b in zip(means(d["kernel"]), means(d["model"]["linux-6.18 window 0"]))) < 2
