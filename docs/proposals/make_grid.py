@@ -255,8 +255,8 @@ def pair_name(t):
 
 def misses(prop, a):
     """The lines of grid.md's "Where PROP misses": its own misses of each
-    target, with 6.18's folios per run (a pair of a few folios a run is a
-    few folios)."""
+    target, each pair with 6.18's folios per run, so that a pair of a few
+    folios reads as such."""
     L = [f"### Where {prop} misses\n",
          "Placement-bound misses of the 90 % target (6.18 / proposal / first-fit / noncontig):\n"]
     L += [f"* {pair_name(t)}: {fmt(t[6])} / {fmt(t[7])} / {fmt(t[8])} / {fmt(t[9])}"

@@ -51,6 +51,26 @@ def test_overfull_cells_are_judged_on_avoidable_failures():
     assert a["worse_than_6.18_raw"] == []
 
 
+def test_miss_lists_name_each_target_and_the_overfull_pairs_above_first_fit():
+    """grid.md's "Where P misses": the placement misses, the pairs worse
+    than 6.18, and the pairs above first-fit inside and outside the
+    overfull cells, each with 6.18's folios per run; an empty list says
+    none."""
+    mg = _make_grid()
+    P = "proposal-compact"
+    pct = {"linux-6.18": 20.0, P: 9.0, "first-fit": 0.0, "noncontig": 0.0}
+    a = mg.assess([_row("48M", pct, {"linux-6.18": 15.0, P: 4.0, "first-fit": 0.0},
+                        {"linux-6.18": 9, P: 9, "first-fit": 9, "noncontig": 9},
+                        {"linux-6.18": 0, P: 0, "first-fit": 0})], P)
+    text = "\n".join(mg.misses(P, a))
+    assert text.startswith("### Where proposal-compact misses\n")
+    name = "thp-swap-v1 16K, 64K 48M zram offset 0: 64K (700.0 folios/run under 6.18)"
+    assert f"* {name}: 20.0 / 9.0 / 0.0 / 0.0" in text          # placement-bound: first-fit met it
+    assert "More than 0.5 pp worse than linux-6.18 (6.18 / proposal):\n\n* none" in text
+    assert "outside the overfull cells (0; first-fit / proposal):\n\n* none" in text
+    assert f"in the overfull cells, on avoidable failures (1; first-fit / proposal):\n\n* {name}: 0.0 / 4.0" in text
+
+
 def test_base_grid_fills_only_the_missing_cell_policy_pairs(tmp_path):
     import json
     mg = _make_grid()
