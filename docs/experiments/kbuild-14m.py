@@ -6,11 +6,12 @@
 For seeds 1-5, --repeats times each (one round of the five seeds after
 another): `swaplab kernel run kbuild-v5 --size-median 14M --seed S
 --stat-flush 1` (root, zram, a cgroup v1 memory controller; every run
-restores the machine), and the model (deterministic: once), `swaplab run kbuild-v5 --size-median
-14M --seed S`, for linux-6.18 with two CPUs at once (`--window 0`, as the
-kernel runs) and serially, and for linux-6.12, first-fit and the
-proposals (holes-first, compact, kcompact) at `--window 0`. Writes per run the per-size counts, and prints
-the seed means of each size's fallback %. The machine should be quiet
+restores the machine), and the model (deterministic: once), `swaplab run
+kbuild-v5 --size-median 14M --seed S`, for linux-6.18 with two CPUs at once
+(`--window 0`, as the kernel runs) and serially, and for linux-6.12,
+first-fit and the proposals (holes-first, compact, kcompact) at `--window
+0`. Writes per run the per-size counts, and prints the seed means of each
+size's fallback %. The machine should be quiet
 (the interleaving of two CPUs is the kernel's).
 """
 import argparse

@@ -305,10 +305,10 @@ def test_compact_moves_entries_under_reclaim_and_holes_first_cannot():
     holes-first 5.9 / 28.4 / 9.0 % (128K worse than 6.18), compact 0.1 /
     7.0 / 2.4 % with 3737 moves into 1594 windows (revision 4, half a
     16K-64K window: 0.5 / 22.3 / 1.0 % with 1864 into 1423 before); no
-    order-0 failure. Of
-    the fallbacks (16K / 64K / 128K), those made while the device held an
-    aligned free run of the size (avoidable by a search): 6.18 2633 / 287 /
-    1 of 2741 / 432 / 13, holes-first 2 / 2 / 0, compact none."""
+    order-0 failure. Of the fallbacks (16K / 64K / 128K), those made while
+    the device held an aligned free run of the size (avoidable by a
+    search): 6.18 2633 / 287 / 1 of 2741 / 432 / 13, holes-first 2 / 2 / 0,
+    compact none."""
     a = build_parser().parse_args(["pmbench", "--mthp", "16K,64K,128K", "--procs", "2", "--wss", "46M",
                                    "--limit", "32M", "--swap-size", "64M", "--accesses", "1000000",
                                    "--cpus", "2", "--seed", "1", "-q"])
