@@ -73,6 +73,9 @@ typedef struct region {
 			      last eviction left at its slot (0: none) */
 } region;
 
+/* pin_nr's mark of a swap-in fault's charge (proc_charge_swapin()) */
+#define PIN_SWAPIN (UINT32_C(1) << 31)
+
 struct sl_proc {
 	sl_swapset *s;             /* the swap devices */
 	sl_swapset *own;           /* a one-device set made for sl_proc_create() */
@@ -101,7 +104,8 @@ struct sl_proc {
 				      proc_rmap_hooks */
 	void *rmap_hctx;
 	uint64_t pin_e;            /* a swap-in fault's charge: the pin_nr entries */
-	uint32_t pin_nr;           /* from pin_e it read (proc_charge_swapin()) */
+	uint32_t pin_nr;           /* from pin_e it read (proc_charge_swapin()),
+				      PIN_SWAPIN set while it lasts */
 	/* the swap cache of a device without SWP_SYNCHRONOUS_IO (with hooks
 	 * only; NULL otherwise, docs/reclaim.md S1-S6): */
 	uint64_t *swc;             /* [folio id] the swap entry it holds in the swap cache, 0: none */
@@ -243,6 +247,7 @@ void sl_proc_destroy(sl_proc *p)
 }
 
 const sl_proc_stats *sl_proc_stats_get(const sl_proc *p) { return &p->st; }
+int sl_proc_charging_swapin(const sl_proc *p) { return (p->pin_nr & PIN_SWAPIN) != 0; }
 
 void sl_proc_set_migration(sl_proc *p, int cpus, uint32_t every)
 {
@@ -406,7 +411,10 @@ static int proc_charge(sl_proc *p, int order)
 }
 
 /* proc_charge() for a swap-in fault that read nr entries from e: with a
- * reverse map they stay pinned while the charge reclaims (rmap_hk_charge()). */
+ * reverse map they stay pinned while the charge reclaims (rmap_hk_charge()).
+ * PIN_SWAPIN marks the charge as a swap-in's for the hook
+ * (sl_proc_charging_swapin()), which counts a failure as the kernel's
+ * swpin_fallback_charge, not anon_fault_fallback_charge. */
 static int proc_charge_swapin(sl_proc *p, int order, uint64_t e, uint32_t nr)
 {
 	int rc;
@@ -414,7 +422,7 @@ static int proc_charge_swapin(sl_proc *p, int order, uint64_t e, uint32_t nr)
 	if (!p->hk)
 		return 0;
 	p->pin_e = e;
-	p->pin_nr = nr;
+	p->pin_nr = nr | PIN_SWAPIN;
 	rc = p->hk->charge(p->hctx, p, order);
 	p->pin_nr = 0;
 	return rc;
@@ -634,8 +642,8 @@ static __attribute__((noinline)) uint32_t fault_swap_large(sl_proc *p, int r, ui
 			p->st.swpin[k]++;
 			return a + nr;
 		}
-		/* (noncontig: no reverse map, nothing to pin) */
-		if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge(p, k)) {
+		/* (noncontig: no reverse map, no entry to pin) */
+		if (rg->swo && swapped_out_whole(rg, a, nr, k) && !proc_charge_swapin(p, k, 0, 0)) {
 			proc_refault(p, rg, a, k);
 			put_swap_ptes(p, rg, a, nr);
 			folio_map_new(p, r, a, k);
@@ -937,7 +945,8 @@ void sl_proc_read(sl_proc *p, int r, uint64_t first, uint64_t n)
 static int rmap_hk_charge(void *ctx, sl_proc *p, int order)
 {
 	(void)ctx;
-	return sl_rmap_pin_charge(p->s, p->rmap_hk->charge, p->rmap_hctx, p, order, p->pin_e, p->pin_nr);
+	return sl_rmap_pin_charge(p->s, p->rmap_hk->charge, p->rmap_hctx, p, order, p->pin_e,
+				  p->pin_nr & ~PIN_SWAPIN);
 }
 
 static void rmap_hk_mapped(void *ctx, sl_proc *p, uint32_t id, int order)

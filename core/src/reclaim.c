@@ -370,12 +370,17 @@ static void untrack(sl_memcg *m, uint64_t h)
 	n->workingset = 0;
 }
 
+/* A large folio's failed charge is counted as the kernel counts it: a
+ * swap-in's (swpin_fallback_charge) or a new folio's
+ * (anon_fault_fallback_charge). */
 static int hk_charge(void *ctx, sl_proc *p, int order)
 {
 	mproc *mp = ctx;
-	(void)p;
 	if (try_charge_memcg(mp->m, UINT64_C(1) << order, order == 0)) {
-		mp->m->st.charge_fallback[order]++;
+		if (sl_proc_charging_swapin(p))
+			mp->m->st.swpin_fallback_charge[order]++;
+		else
+			mp->m->st.charge_fallback[order]++;
 		return -1;
 	}
 	return 0;
@@ -905,6 +910,8 @@ void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr) { shrink_active_list(
 
 /* ---------------------------------------------------------------- state */
 
+uint64_t sl_memcg_usage(const sl_memcg *m) { return m->usage; }
+
 void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st)
 {
 	*st = m->st;
@@ -1313,10 +1320,9 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
  * under way). */
 static int rr_epilogue(rrun *c, int check)
 {
-	sl_memcg_state st;
-	sl_memcg_state_get(c->m, &st);
-	if (st.usage > c->res->max_usage)
-		c->res->max_usage = st.usage;
+	uint64_t usage = sl_memcg_usage(c->m);
+	if (usage > c->res->max_usage)
+		c->res->max_usage = usage;
 	uint64_t inuse = sl_set_inuse(c->s);
 	if (inuse > c->res->swap_peak)
 		c->res->swap_peak = inuse;
@@ -1726,6 +1732,7 @@ int sl_rrun_window_layout(const sl_rwl_params *p, const sl_policy *pol, const sl
 		res->pgrefill = st.pgrefill;
 		res->oom = st.oom;
 		memcpy(res->charge_fallback, st.charge_fallback, sizeof(res->charge_fallback));
+		memcpy(res->swpin_fallback_charge, st.swpin_fallback_charge, sizeof(res->swpin_fallback_charge));
 		sl_set_drain(c.s); /* slot caches (<= 6.13) give back what they hold */
 		res->inuse_end = sl_set_inuse(c.s);
 		res->dev = c.s->dev[0]->st;

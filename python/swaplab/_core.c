@@ -937,7 +937,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	PyObject *params = rwl_dict(&p), *costd = cost_dict(&cost);
 	PyObject *out = Py_BuildValue(
-		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
+		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,"
 		"s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:K,s:K,s:d,s:d,"
 		"s:N,s:N,s:N,s:N}",
 		"swpout", u64_list(r.swpout, SL_NR_ORDERS),
@@ -945,6 +945,7 @@ static PyObject *py_rrun(PyObject *self, PyObject *args, PyObject *kw)
 		"swpin", u64_list(r.swpin, SL_NR_ORDERS),
 		"faults_anon", u64_list(r.faults_anon, SL_NR_ORDERS),
 		"charge_fallback", u64_list(r.charge_fallback, SL_NR_ORDERS),
+		"swpin_fallback_charge", u64_list(r.swpin_fallback_charge, SL_NR_ORDERS),
 		"dev_alloc_ok", u64_list(r.dev.alloc_ok, SL_NR_ORDERS),
 		"dev_alloc_fail", u64_list(r.dev.alloc_fail, SL_NR_ORDERS),
 		"alloc_fail0", (unsigned long long)r.alloc_fail0,

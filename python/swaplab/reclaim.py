@@ -272,7 +272,10 @@ def build_result(raw: dict, policy: str, preset: str | None) -> dict:
                 "swpout_fallback_free": raw["fail_free"][o] if o else 0,
                 "swpout_fallback_aligned": raw["fail_aligned"][o] if o else 0,
                 "swpin": raw["swpin"][o], "faults": raw["faults_anon"][o],
+                # large folios whose charge failed: new ones
+                # (anon_fault_fallback_charge) and swap-ins (swpin_fallback_charge)
                 "charge_fallback": raw["charge_fallback"][o],
+                "swpin_fallback_charge": raw["swpin_fallback_charge"][o],
             }
     keys = ("direct_reclaim", "pgscan", "pgsteal", "pgactivate", "pgdeactivate", "pgrefill",
             "workingset_refault", "workingset_activate", "workingset_restore", "oom",

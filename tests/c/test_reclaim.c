@@ -95,9 +95,35 @@ TEST(reclaim_large_charge_over_the_limit_fails_and_the_fault_takes_order_0)
 	CHECK_EQ(sl_proc_stats_get(f.p)->faults_anon[4], 4);
 	sl_proc_touch(f.p, 0, 64, 1);     /* no room for 64K, no reclaim: order 0 */
 	CHECK_EQ(st(&f).charge_fallback[4], 1);
+	CHECK_EQ(st(&f).swpin_fallback_charge[4], 0);
 	CHECK_EQ(sl_proc_stats_get(f.p)->faults_anon[0], 1);
 	CHECK(st(&f).direct_reclaim >= 1); /* the order-0 charge reclaimed */
 	CHECK(st(&f).usage <= 64);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+/* alloc_swap_folio() - 6.18: a large swap-in's charge does not reclaim
+ * either; its failure is the kernel's swpin_fallback_charge, apart from a
+ * new folio's anon_fault_fallback_charge, and the fault swaps in at order 0 */
+TEST(reclaim_large_swapin_charge_over_the_limit_fails_and_is_counted_apart)
+{
+	fx f;
+	const sl_proc_stats *ps;
+	fx_init(&f, 64, 16384, 1u << 4, 4096);
+	sl_proc_touch(f.p, 0, 0, 16);     /* one 64K folio */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 0);  /* young: kept */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 32), 16); /* then written out whole */
+	ps = sl_proc_stats_get(f.p);
+	CHECK_EQ(ps->swpout[4], 1);
+	sl_proc_touch(f.p, 0, 16, 64);    /* 4 x 64K: the limit exactly */
+	CHECK_EQ(st(&f).usage, 64);
+	CHECK_EQ(ps->faults_anon[4], 5);
+	sl_proc_touch(f.p, 0, 0, 1);      /* the swapped 64K: no room, order 0 */
+	CHECK_EQ(st(&f).swpin_fallback_charge[4], 1);
+	CHECK_EQ(st(&f).charge_fallback[4], 0);
+	CHECK_EQ(ps->swpin[4], 0);
+	CHECK_EQ(ps->swpin[0], 1);
 	FX_CHECK(&f);
 	fx_fini(&f);
 }

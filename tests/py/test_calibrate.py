@@ -211,6 +211,19 @@ def test_agreement_summary_and_targets():
     # the kernel swapped nothing where the model did: not agreement
     pairs0 = [(_res({"4": (100, 0, 0, 0.0)}, 1.0), _res({"4": (0, 0, 0, 0.0)}, 0.0, 1.0))]
     assert A.verdict(A.summarize(pairs0))["swpout"] is False
+    # the charge fallbacks are compared where every run has them (F36), and
+    # are no target
+    for m, k in pairs:
+        for r, v in ((m, 3), (k, 4)):
+            r["sizes"]["64"].update(charge_fallback=v, swpin_fallback_charge=2 * v)
+    s = A.summarize(pairs)
+    assert s["sizes"]["64"]["charge_fallback"] == {"model": 3, "kernel": 4, "rel": -0.25}
+    assert s["sizes"]["64"]["swpin_fallback_charge"] == {"model": 6, "kernel": 8, "rel": -0.25}
+    assert "charge_fallback" not in s["sizes"]["4"]
+    assert A.verdict(s) == {"swpout": True, "fallback": False, "swpin": False, "sys": True}
+    del pairs[1][1]["sizes"]["64"]["swpin_fallback_charge"]  # a kernel run stored before F36
+    s = A.summarize(pairs)
+    assert "swpin_fallback_charge" not in s["sizes"]["64"] and "charge_fallback" in s["sizes"]["64"]
 
 
 @pytest.mark.parametrize("args,msg", [

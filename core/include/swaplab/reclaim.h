@@ -43,8 +43,10 @@ typedef struct sl_rrun_result {
 	uint64_t swpout_fallback[SL_NR_ORDERS];
 	uint64_t swpin[SL_NR_ORDERS];
 	uint64_t faults_anon[SL_NR_ORDERS];
-	uint64_t charge_fallback[SL_NR_ORDERS]; /* large folios whose charge failed
-						   (the fault tried a smaller order) */
+	uint64_t charge_fallback[SL_NR_ORDERS]; /* new large folios whose charge failed
+						   (the fault tried a smaller order):
+						   anon_fault_fallback_charge */
+	uint64_t swpin_fallback_charge[SL_NR_ORDERS]; /* the same for swap-ins */
 	uint64_t alloc_fail0;
 	/* of those failures (swpout_fallback[k], alloc_fail0 at [0]), the ones
 	 * free space could have served: sl_proc_stats' fail_free, fail_aligned */
@@ -139,11 +141,16 @@ typedef struct sl_memcg_state {
 	 * workingset_refault_anon, workingset_activate_anon,
 	 * workingset_restore_anon; R11) */
 	uint64_t ws_refault, ws_activate, ws_restore;
+	/* large folios whose charge failed: new ones (the kernel's
+	 * anon_fault_fallback_charge) and swap-ins (swpin_fallback_charge) */
 	uint64_t charge_fallback[SL_NR_ORDERS];
+	uint64_t swpin_fallback_charge[SL_NR_ORDERS];
 	uint64_t kmem;                  /* kernel pages charged (not on an LRU): page
 	                                   tables and slab pages (C5, C6) */
 } sl_memcg_state;
 void sl_memcg_state_get(const sl_memcg *m, sl_memcg_state *st);
+/* Pages charged to the group now (sl_memcg_state's usage). */
+uint64_t sl_memcg_usage(const sl_memcg *m);
 /* The i-th folio from the tail of the inactive (active = 0) or active list:
  * its process and folio id; 0 if none. */
 int sl_memcg_lru_at(const sl_memcg *m, int active, uint64_t i, sl_proc **p, uint32_t *id);

@@ -266,6 +266,8 @@ void sl_proc_touch(sl_proc *p, int region, uint64_t first, uint64_t n);
 void sl_proc_dontneed(sl_proc *p, int region, uint64_t first, uint64_t n);
 void sl_proc_pageout(sl_proc *p, int region, uint64_t first, uint64_t n);
 const sl_proc_stats *sl_proc_stats_get(const sl_proc *p);
+/* Inside the charge hook: whether the charge is a swap-in fault's. */
+int sl_proc_charging_swapin(const sl_proc *p);
 /* The layout: one uint64 per page of every region in order, the swap
  * entry (the offset, on device 0) or SL_NOT_SWAPPED. `out` must hold sl_proc_npages() entries. */
 #define SL_NOT_SWAPPED UINT64_C(0xFFFFFFFFFFFFFFFF)

@@ -328,7 +328,8 @@ def slot_stats(layout: bytes, recs: list) -> dict:
 def model_view(p: ReclaimParams, total: dict, raw: dict, memcg: dict | None) -> dict:
     """The fields the model's result has (swaplab/reclaim.py build_result),
     from the kernel's counters: per size (4 = order 0) swpout,
-    swpout_fallback, fallback_pct, swpin, faults, charge_fallback; reclaim;
+    swpout_fallback, fallback_pct, swpin, faults, charge_fallback,
+    swpin_fallback_charge; reclaim;
     pages. Large-folio faults are anon_fault_alloc (system-wide, F8);
     order-0 faults the workload's minor faults (wait4) less those."""
     sizes = {}
@@ -336,12 +337,13 @@ def model_view(p: ReclaimParams, total: dict, raw: dict, memcg: dict | None) -> 
     minflt = sum(x["minflt"] for x in raw["procs"])
     o0 = total["order0"]
     sizes["4"] = {"swpout": o0["swpout"], "swpout_fallback": 0, "fallback_pct": 0.0, "swpin": o0["swpin"],
-                  "faults": max(minflt - large_faults, 0), "charge_fallback": 0}
+                  "faults": max(minflt - large_faults, 0), "charge_fallback": 0, "swpin_fallback_charge": 0}
     for kb, d in total["sizes"].items():
         sizes[kb] = {"swpout": d.get("swpout", 0), "swpout_fallback": d.get("swpout_fallback", 0),
                      "fallback_pct": fallback_pct(d.get("swpout", 0), d.get("swpout_fallback", 0)),
                      "swpin": d.get("swpin", 0), "faults": d.get("anon_fault_alloc", 0),
-                     "charge_fallback": d.get("anon_fault_fallback_charge", 0)}
+                     "charge_fallback": d.get("anon_fault_fallback_charge", 0),
+                     "swpin_fallback_charge": d.get("swpin_fallback_charge", 0)}
     vm = total["vmstat"]
     memcg = memcg or {}
     reclaim = {"direct_reclaim": None, "pgscan": vm.get("pgscan_anon"), "pgsteal": vm.get("pgsteal_anon"),
