@@ -843,6 +843,51 @@ def test_rescoring_f34s_eight_repetitions_user_and_system_time(tmp_path, capsys)
     assert "system time within 15 %: 6 of 18 settings\n" in capsys.readouterr().err
 
 
+F36 = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f36{x}.json") for x in ("", "b", "c", "d", "e")]
+
+
+def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs(tmp_path, capsys):
+    """docs/data/cost-calibration-6.18-f36.json (kernel-findings F36): the
+    calibration experiments run again on kernel build 6.18.44-fc-v857 and
+    the quietest of f36+f36b+f36c, seeds 1-3, user + system time; within
+    15 % trained 14 of 18, held out seeds 4-5 16, f36d+f36e 15, and on
+    F34's build's runs 12 and 12. Over the five repetitions on their mean
+    counts, two processes at once: 16 of 18 with it, 11 with F34's fit
+    (the default, made on build v669)."""
+    from swaplab.kernel import agree as A
+    g = "reclaim-agreement-6.18-f3"
+    three = "+".join(f"{g}6{x}.json" for x in ("", "b", "c"))
+    t = "user + system time within 15 % in"
+    committed = _check_fit_file(tmp_path, capsys, "cost-calibration-6.18-f36.json", [
+        f"   train {three} seeds [1, 2, 3]: {t} 14 of 18",
+        f" heldout {three} seeds [4, 5]: {t} 16 of 18",
+        f" heldout {g}6d.json+{g}6e.json seeds all: {t} 15 of 18",
+        f" heldout {g}4f.json+{g}4g.json+{g}4h.json seeds all: {t} 12 of 18",
+        f" heldout {g}4.json+{g}4b.json+{g}4c.json seeds all: {t} 12 of 18"], {
+        "fault_folio": 926, "fault_page": 561, "fault_pmd_folio": 319619, "swpout_folio": 1191,
+        "swpout_page": 1454, "swpin_folio": 1214, "swpin_page": 741, "split": 0, "scan_page": 0,
+        "proc": 202677, "op": 3598, "lock_wait": 4619})
+    assert committed["kernel"] == "6.18.44-fc-v857" and committed["method"]["measured"] == "cpu"
+    out = tmp_path / "r.json"
+    fit = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f36.json")
+    for cost, n in ((fit, 16), (os.path.join(ROOT, A.DEFAULT_COST), 11)):
+        assert A.main(["--rescore", ",".join(F36), "--counts", "mean", "--model-window", "0", "--cost", cost,
+                       "--json", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert f"user + system time within 15 %: {n} of 18 settings\n" in err
+        assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 16 met\n" in err
+
+
+def test_agree_notes_a_calibration_made_on_another_kernel_build():
+    from swaplab.kernel import agree as A
+    path = os.path.join(ROOT, A.DEFAULT_COST)
+    assert A.calibration_note(path, "6.18.44-fc-v669") is None
+    assert A.calibration_note(path, "6.18.44-fc-v857") == (
+        f"note: the cost calibration {path} was measured on kernel 6.18.44-fc-v669, this is 6.18.44-fc-v857: "
+        "the predicted times may be off; fit this machine's with python -m swaplab.kernel.calibrate "
+        "(docs/cost-calibration.md) and pass it with --cost")
+
+
 @pytest.mark.parametrize("args, msg", [
     (["--rescore", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f31.json")],
      "agree: error: --rescore '{}': no user time stored (an agreement file before kernel-findings F34); "

@@ -42,6 +42,7 @@ target (`tally()`; kernel-findings F24 compares the windows with it).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 
@@ -100,6 +101,20 @@ SIZES = {
               ("j4/64M", ["--jobs", "4", "--generations", "3", "--limit", "64M", "--size-median", "12M",
                           "--size-max", "64M", "--size-min", "2M"])),
 }
+
+
+def calibration_note(path: str, release: str) -> str | None:
+    """One line when the calibration in `path` was measured on another
+    kernel build than `release` (kernel-findings F36: the same settings
+    took 0.71-1.05 of the CPU time on another build, and a fit made there
+    met 11 of 18 where this build's own met 16)."""
+    cal = load_json_file(path, "--cost")
+    measured_on = cal.get("kernel") if isinstance(cal, dict) else None
+    if not measured_on or measured_on == release:
+        return None
+    return (f"note: the cost calibration {path} was measured on kernel {measured_on}, this is {release}: "
+            "the predicted times may be off; fit this machine's with python -m swaplab.kernel.calibrate "
+            "(docs/cost-calibration.md) and pass it with --cost")
 
 
 def cost_from_calibration(path: str) -> dict:
@@ -297,9 +312,12 @@ def main(argv=None) -> int:
     except R.Signalled as e:
         sys.stderr.write(f"agree: interrupted by signal {e.signo}; machine restored\n")
         return 128 + e.signo
+    release = os.uname().release
     res = {"schema": "swaplab.reclaim-agreement/1", "cost": cost, "window": window or None,
-           "stat_flush": stat_flush or None, "model_windows": mwins, "measured": a.measured, "rows": rows}
-    for ln in tally_large_lines(res) + tally_lines(res):
+           "stat_flush": stat_flush or None, "model_windows": mwins, "measured": a.measured,
+           "kernel_release": release, "rows": rows}
+    note = calibration_note(a.cost, release)
+    for ln in tally_large_lines(res) + tally_lines(res) + ([note] if note else []):
         print(ln, file=sys.stderr)
     write_json(a.json, res)
     return 0
