@@ -43,7 +43,8 @@ A=$G-f28.json,$G-f28b.json,$G-f28c.json,$G-f28d.json,$G-f28e.json
 B=$G-f29.json,$G-f29b.json,$G-f29c.json,$G-f29d.json,$G-f29e.json
 case $set_ in a) F=$A ;; b) F=$B ;; all) F=$A,$B ;; *) echo "usage: $0 [a|b|all]" >&2; exit 2 ;; esac
 out=$(mktemp)
-"$venv/bin/python" -m swaplab.kernel.agree --rescore "$F" --counts mean --model-window 0 \
+# --measured sys: f28-f29e store no user time (kernel-findings F34)
+"$venv/bin/python" -m swaplab.kernel.agree --rescore "$F" --counts mean --model-window 0 --measured sys \
     --json "$out.json" 2>&1 | grep -E 'of 18 settings|within 15 %'
 "$venv/bin/python" - "$out.json" <<'EOF'
 import json, math, sys
