@@ -140,7 +140,15 @@ def main_run_reclaim(argv: list) -> int:
         check_output_paths(a.json, a.layout_dump)
         return reclaim.run_kernel(p)
 
-    return _run_reported(run, a, reclaim.print_run) or 0
+    rc = _run_reported(run, a, reclaim.print_run)
+    if rc is not None:
+        return rc
+    other = [ph["until"] for ph in a.result["phases"] if ph.get("other_pages")]
+    if other:
+        sys.stderr.write(f"swaplab kernel run: warning: at {other[0]} the device held pages that are not the "
+                         "workload's (another process swapped onto it); the slots after it may differ from a "
+                         "quiet machine\n")
+    return 0
 
 
 def _cmd_move_cost(a) -> int:

@@ -98,6 +98,7 @@ typedef struct buf {
 typedef struct drv {
 	const char *cgroup;
 	const char *sysfs_root;
+	const char *swap_dev;    /* --swap-dev: its slots in use are read at each snapshot */
 	const char *json_path, *layout_path;
 	int phase_layouts;
 	uint32_t first_cpu;      /* added to every START's CPU */
@@ -364,6 +365,21 @@ static void send_tracked(drv *d, uint32_t proc, const rd_op *op)
 	d->ch[proc].outstanding++;
 }
 
+/* The Used column (KiB) of dev's line in /proc/swaps: every slot in use
+ * on it, whoever's; -1 if dev is not listed. */
+static long long swap_used_kb(const char *dev, char *text, size_t len)
+{
+	if (read_small("/proc/swaps", text, len) < 0)
+		die(1, "cannot read /proc/swaps: %s", strerror(errno));
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[512], type[32];
+		long long size, used;
+		if (sscanf(line, "%511s %31s %lld %lld", name, type, &size, &used) == 4 && !strcmp(name, dev))
+			return used;
+	}
+	return -1;
+}
+
 static void snapshot(drv *d, const char *label, int phase)
 {
 	static char text[65536];
@@ -384,7 +400,10 @@ static void snapshot(drv *d, const char *label, int phase)
 			first = 0;
 		}
 	}
-	bputs(&d->snaps, "},\"mthp\":{");
+	bputs(&d->snaps, "}");
+	if (d->swap_dev)
+		bputs(&d->snaps, ",\"swap_used_kb\":%lld", swap_used_kb(d->swap_dev, text, sizeof(text)));
+	bputs(&d->snaps, ",\"mthp\":{");
 	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage", d->sysfs_root);
 	dir = opendir(path);
 	first = 1;
@@ -461,9 +480,15 @@ static void record_layout(drv *d, uint32_t proc, const char *label, int phase)
 		free(pm);
 		bputs(&d->layouts, "%s{\"label\":\"%s\",\"phase\":%d,\"proc\":%u,\"region\":%d,"
 		      "\"npages\":%" PRIu64 ",\"first\":%" PRIu64 ",\"swapped\":%" PRIu64
-		      ",\"present\":%" PRIu64 ",\"addr\":%" PRIu64 "}",
+		      ",\"present\":%" PRIu64 ",\"addr\":%" PRIu64,
 		      d->nlayouts++ ? "," : "", label, phase, proc, r, n, d->layout_pages,
 		      swapped, present, c->base[r]);
+		if (d->swap_dev) {
+			/* every slot in use on our device as this layout is read */
+			static char text[65536];
+			bputs(&d->layouts, ",\"swap_used_kb\":%lld", swap_used_kb(d->swap_dev, text, sizeof(text)));
+		}
+		bputs(&d->layouts, "}");
 		d->layout_pages += n;
 	}
 	close(fd);
@@ -618,6 +643,7 @@ static void usage(void)
 {
 	fputs("usage: swaplab-rdriver --cgroup DIR --json PATH --layout PATH [--sysfs-root DIR]\n"
 	      "       [--parent-pid PID] [--first-cpu C] [--window N] [--stat-flush N] [--phase-layouts]\n"
+	      "       [--swap-dev PATH]\n"
 	      "       [--page-content byte|mixed]\n"
 	      "       STREAM-OPTIONS (rstream.h)\n"
 	      "       swaplab-rdriver --print-params STREAM-OPTIONS\n", stderr);
@@ -656,6 +682,8 @@ int main(int argc, char **argv)
 			d.layout_path = v;
 		else if (!strcmp(a, "--sysfs-root"))
 			d.sysfs_root = v;
+		else if (!strcmp(a, "--swap-dev"))
+			d.swap_dev = v;
 		else if (!strcmp(a, "--parent-pid"))
 			d.parent_pid = (pid_t)atoi(v);
 		else if (!strcmp(a, "--first-cpu"))

@@ -264,7 +264,8 @@ def run_kernel(p: ReclaimParams, tools: dict | None = None) -> tuple[dict, bytes
         info["before"], info["during"] = sess.set_knobs(p.mthp_kb)
         info["cg"] = sess.create_memcg(p.limit_bytes)
         return [tools["rdriver"], "--cgroup", info["cg"], "--json", out_json, "--layout", out_layout,
-                "--sysfs-root", M.sysfs_root(), "--parent-pid", str(os.getpid())] + p.driver_args() + \
+                "--sysfs-root", M.sysfs_root(), "--parent-pid", str(os.getpid()),
+                "--swap-dev", info["zram"]["device"]] + p.driver_args() + \
             (["--phase-layouts"] if p.phase_layouts else [])
 
     def collect():
@@ -399,22 +400,42 @@ def predict_sys(cost: dict, view: dict, stream: dict) -> float:
     return ns * 1e-9
 
 
+def swap_use(snap: dict, recs: list) -> dict:
+    """The slots in use on our device at a snapshot (/proc/swaps; none from
+    a driver run without --swap-dev), and at a phase whose layouts were
+    recorded, how many of them hold no page of the workload's processes
+    (`other_pages`): pages of another task that reclaim or MADV_PAGEOUT
+    put on our device. A swap-in on zram frees its slot, and at the barrier
+    no reclaim is under way, so the workload's pages are all there is
+    (kernel-findings F36)."""
+    if snap.get("swap_used_kb") is None or snap["swap_used_kb"] < 0:
+        return {}
+    used = snap["swap_used_kb"] // 4
+    out = {"swap_used_pages": used}
+    mine = [r for r in recs if r["label"] == "phase" and r["phase"] == snap["phase"] and snap["label"] == "phase"]
+    if mine:
+        out["other_pages"] = used - sum(r["swapped"] for r in mine)
+    return out
+
+
 def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None = None) -> dict:
     snaps = raw["snapshots"]
     total = counter_delta(snaps[0], snaps[-1], p.mthp_kb)
+    recs = raw["layouts"]
     phases = []
     for prev, cur in zip(snaps, snaps[1:]):
         phases.append({"until": cur["label"] if cur["phase"] < 0 else f"phase {cur['phase']}",
                        "seconds": round(cur["t"] - prev["t"], 6),
-                       **counter_delta(prev, cur, p.mthp_kb)})
-    recs = raw["layouts"]
+                       **counter_delta(prev, cur, p.mthp_kb), **swap_use(cur, recs)})
     st = slot_stats(layout, recs)
     layouts = []
     for r, s in zip(recs, st):
         if s["swapped"] != r["swapped"]:
             raise M.HarnessError("the driver's layout file does not match its layout records")
         layouts.append({k: r[k] for k in ("label", "phase", "proc", "region", "npages", "first",
-                                          "swapped", "present")} | {"distinct_slots": s["distinct"]})
+                                          "swapped", "present")} | {"distinct_slots": s["distinct"]} |
+                       # the slots in use on our device as the layout was read (kernel-findings F36)
+                       ({"swap_used_pages": r["swap_used_kb"] // 4} if r.get("swap_used_kb", -1) >= 0 else {}))
     at_exit = [x for x in layouts if x["label"] == "exit"]
     memcg = (extra or {}).get("kernel", {}).get("memcg")
     # the model's run_layout_hash: every process's layout at the RUN
