@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from swaplab.kernel.reclaim import other_pages
+
 ALL = "16K,32K,64K,128K,256K,512K,1M,2M"
 SETTINGS = [("32M", "16M", "64K"), ("32M", "16M", ALL), ("48M", "16M", "64K"), ("32M", "8M", "64K"),
             ("32M", "16M", "none"), ("32M", "16M", "2M"), ("64M", "24M", "16K,64K")]
@@ -34,12 +36,6 @@ def swaplab(args: list) -> None:
     p = subprocess.run(["swaplab", *args], capture_output=True, text=True)
     if p.returncode:
         sys.exit(f"pinned-usemem: swaplab {' '.join(args)}: {p.stderr.strip() or p.returncode}")
-
-
-def other_pages(res: dict) -> int:
-    n = [p.get("other_pages", 0) for p in res["phases"]]
-    n += [x.get("swap_used_pages", x["swapped"]) - x["swapped"] for x in res["layouts"] if x["label"] == "exit"]
-    return max(n, default=0)
 
 
 def main() -> int:

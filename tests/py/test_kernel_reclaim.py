@@ -12,6 +12,7 @@ import time
 import pytest
 
 from swaplab.kernel import machine as M
+from swaplab.kernel.reclaim import other_pages
 from conftest import UNAVAILABLE
 from test_kernel_harness import assert_interrupted, env, kill9_mid_run, one_line, running  # noqa: F401
 from test_kernel_harness import wait_for_state, _no_other_swap  # noqa: F401
@@ -463,20 +464,11 @@ def test_one_pinned_usemem_process_swaps_slot_for_slot_as_the_model(cli, env, ma
         assert kr["layout"]["hash"] == mr["layout"]["hash"]
 
 
-def other_pages(res: dict) -> int:
-    """The most slots of our device that held no page of the workload, at
-    a phase marker, or as a process's layout was read at its exit when it
-    was the only process (kernel-findings F36)."""
-    n = [p.get("other_pages", 0) for p in res["phases"]]
-    if res["processes"] == 1:
-        n += [x["swap_used_pages"] - x["swapped"] for x in res["layouts"] if x["label"] == "exit"]
-    return max(n, default=0)
-
-
 def test_other_pages_are_the_device_s_slots_less_the_workload_s():
     """swap_use() (no kernel): /proc/swaps' Used column at a phase less the
     pages the phase's layout records hold swapped; none without the
-    driver's --swap-dev or at a snapshot with no layout."""
+    driver's --swap-dev or at a snapshot with no layout. other_pages():
+    the most of them, or at a lone process's exit."""
     from swaplab.kernel.reclaim import swap_use
     recs = [{"label": "phase", "phase": 1, "swapped": 100}, {"label": "phase", "phase": 1, "swapped": 20},
             {"label": "exit", "phase": -1, "swapped": 7}]
@@ -498,7 +490,7 @@ def test_kernel_run_warns_of_other_pages(monkeypatch, tmp_path, capsys):
     from swaplab import kernel
     from swaplab.kernel import reclaim
     phases = [{"until": "phase 0", "other_pages": 0}, {"until": "phase 1", "other_pages": 6}, {"until": "end"}]
-    monkeypatch.setattr(reclaim, "run_kernel", lambda p: ({"phases": phases}, b""))
+    monkeypatch.setattr(reclaim, "run_kernel", lambda p: ({"phases": phases, "processes": 2, "layouts": []}, b""))
     out = tmp_path / "r.json"
     argv = ["usemem", "--procs", "1", "--size", "8M", "--limit", "4M", "-q", "--json", str(out)]
     assert kernel.main_run_reclaim(argv) == 0

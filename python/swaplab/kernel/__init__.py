@@ -143,9 +143,9 @@ def main_run_reclaim(argv: list) -> int:
     rc = _run_reported(run, a, reclaim.print_run)
     if rc is not None:
         return rc
-    other = [ph["until"] for ph in a.result["phases"] if ph.get("other_pages")]
-    if other:
-        sys.stderr.write(f"swaplab kernel run: warning: at {other[0]} the device held pages that are not the "
+    if reclaim.other_pages(a.result):
+        where = next((ph["until"] for ph in a.result["phases"] if ph.get("other_pages")), "the exit")
+        sys.stderr.write(f"swaplab kernel run: warning: at {where} the device held pages that are not the "
                          "workload's (another process swapped onto it); the slots after it may differ from a "
                          "quiet machine\n")
     return 0

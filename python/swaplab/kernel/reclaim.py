@@ -418,6 +418,18 @@ def swap_use(snap: dict, recs: list) -> dict:
     return out
 
 
+def other_pages(res: dict) -> int:
+    """The most slots of our device that held no page of the workload in a
+    kernel result: at a phase with layouts (`other_pages`), or as a
+    process's layout was read at its exit when it was the only process
+    (kernel-findings F36)."""
+    n = [ph.get("other_pages", 0) for ph in res["phases"]]
+    if res["processes"] == 1:
+        n += [x["swap_used_pages"] - x["swapped"] for x in res["layouts"]
+              if x["label"] == "exit" and "swap_used_pages" in x]
+    return max(n, default=0)
+
+
 def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None = None) -> dict:
     snaps = raw["snapshots"]
     total = counter_delta(snaps[0], snaps[-1], p.mthp_kb)
