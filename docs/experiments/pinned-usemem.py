@@ -12,7 +12,8 @@ many had pages of another task on the device (F5, F36 part 5).
 
 With --multi: four settings of several processes on two CPUs, still
 serially (`--window 1`), with the statistics read every operation only
-(F36 part 7), and the pages that differ per layout record.
+(F36 part 7; F37 with the driver's children pinned before they join the
+group), and the pages that differ per layout record.
 
 Needs what `swaplab kernel run` needs (root, zram, a cgroup v1 memory
 controller) and the installed package; about 140 kernel runs of under a

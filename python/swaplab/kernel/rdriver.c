@@ -6,10 +6,12 @@
  * The Python harness (swaplab kernel run usemem ...) prepares the machine (its
  * own zram device, the mTHP knobs, a memory cgroup with a limit) and starts
  * this program outside the cgroup. The program plays the stream and:
- *   - START: forks a child that moves itself into the cgroup (--cgroup, by
- *     writing its pid to cgroup.procs) before it maps anything, pins itself
- *     to the op's CPU and then executes the operations the parent sends it
- *     over a pipe, in stream order;
+ *   - START: forks a child that pins itself to the op's CPU, then moves
+ *     itself into the cgroup (--cgroup, by writing its pid to cgroup.procs)
+ *     before it maps anything, and then executes the operations the parent
+ *     sends it over a pipe, in stream order (pinned first, so that every
+ *     page it charges goes through its own CPU's charge stock:
+ *     docs/kernel-findings.md F37);
  *   - MMAP: the child maps a fresh anonymous private region starting on a
  *     2 MiB boundary (no madvise) and answers its address;
  *   - TOUCH: one store (write) or one load per page, in address order;
@@ -18,9 +20,9 @@
  *   - MUNMAP, EXIT;
  *   - PHASE: a barrier: every running child finishes what it was sent, then
  *     the counters are read (and with --phase-layouts every child's pagemap);
- *   - before each EXIT the child's pagemap is read (its slot layout at exit),
- *     then the child exits and its user and system time are collected
- *     (wait4).
+ *   - before each EXIT, once every operation in flight is done, the
+ *     child's pagemap is read (its slot layout at exit), then the child
+ *     exits and its user and system time are collected (wait4).
  * The children run concurrently, each on its CPU, but within a window of the
  * stream's order: each TOUCH and MUNMAP is acknowledged when done, and at
  * most --window of them (default 2 per CPU) are in flight, so no process runs
@@ -216,16 +218,18 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(4);
+	/* on its CPU before it joins the group: otherwise its first charges
+	 * may go through the stock of the CPU it was forked on (F37) */
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(6);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
 	snprintf(pidtxt, sizeof(pidtxt), "%d", (int)getpid());
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, pidtxt, strlen(pidtxt)) != (ssize_t)strlen(pidtxt))
 		_exit(5);
 	close(fd);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		_exit(6);
 	sl_rng_init(&rng, SL_RNG_DEFAULT, content_seed);
 	for (;;) {
 		if (read_all(cmd_fd, &c, sizeof(c)))
@@ -336,11 +340,14 @@ static void drain_one(drv *d)
 	d->ch[q].outstanding--;
 }
 
-/* Waits until proc has finished everything it was sent (and every older
- * operation of the others). */
-static void drain_proc(drv *d, uint32_t proc)
+/* Waits until every operation in flight is done: MMAP, EXIT and PHASE
+ * come after everything before them, as the model plays them (until
+ * kernel-findings F37 MMAP and EXIT waited only for their own process's
+ * operations and older ones). A START needs no wait: the fork charges
+ * nothing to the group. */
+static void drain_all(drv *d)
 {
-	while (d->ch[proc].outstanding)
+	while (d->fifo_len)
 		drain_one(d);
 }
 
@@ -537,7 +544,7 @@ static void exit_child(drv *d, uint32_t proc, const rd_op *op)
 	struct rusage ru;
 	int status;
 
-	drain_proc(d, proc);
+	drain_all(d);  /* the layout at exit is not read while another process runs */
 	sync_child(d, proc);
 	record_layout(d, proc, "exit", -1);
 	send_cmd(d, proc, CMD_OP, op);
@@ -573,7 +580,7 @@ static int emit(void *ctx, const rd_op *op)
 		uint64_t a;
 		if (op->region >= RD_MAX_REGIONS)
 			die(1, "region %u out of range", op->region);
-		drain_proc(d, op->proc);
+		drain_all(d);
 		send_cmd(d, op->proc, CMD_OP, op);
 		if (read_all(c->ack_fd, &a, sizeof(a)))
 			child_died(d, op->proc);
@@ -592,8 +599,7 @@ static int emit(void *ctx, const rd_op *op)
 		exit_child(d, op->proc, op);
 		break;
 	case RD_OP_PHASE:
-		while (d->fifo_len)
-			drain_one(d);
+		drain_all(d);
 		for (uint32_t p = 0; p < d->nch; p++)
 			if (d->ch[p].running)
 				sync_child(d, p);
