@@ -308,6 +308,15 @@ def _kernel_and_model(cli, env, tmp_path, args, kernel_only):
     return json.loads(k.read_text()), json.loads(m.read_text())
 
 
+def _dumped_run(cli, args, js, dump, *extra, env=None):
+    """The result of `swaplab run` (env None) or `swaplab kernel run` of
+    `args` + `extra`, writing its JSON to js and its layout dump to dump."""
+    cmd = ("run",) if env is None else ("kernel", "run")
+    p = cli(*cmd, *args, *extra, "--json", str(js), "--layout-dump", str(dump), **({} if env is None else {"env": env}))
+    assert p.returncode == 0, p.stderr
+    return json.loads(js.read_text())
+
+
 @needs_reclaim
 def test_window_1_runs_the_stream_serially_and_agrees_with_the_model(cli, env, machine, tmp_path):
     """--window 1: one operation in flight at a time, as the model executes
@@ -453,15 +462,10 @@ def test_one_pinned_usemem_process_swaps_slot_for_slot_as_the_model(cli, env, ma
     args = ["usemem", "--procs", "1", "--size", size, "--limit", limit, "--reread", "1", "--mthp", mthp,
             "--swap-size", "256M", "--cpus", "1", "--seed", "1", "--window", "1", "-q"]
     k, kb, m, mb = tmp_path / "k.json", tmp_path / "k.bin", tmp_path / "m.json", tmp_path / "m.bin"
-    p = cli("run", *args, "--json", str(m), "--layout-dump", str(mb))
-    assert p.returncode == 0, p.stderr
-    mr = json.loads(m.read_text())
+    mr = _dumped_run(cli, args, m, mb)
     assert mr["run_layout_hash"] == run_hash
     for attempt in range(3):
-        p = cli("kernel", "run", *args, "--stat-flush", "1", "--phase-layouts", "--json", str(k),
-                "--layout-dump", str(kb), env=env)
-        assert p.returncode == 0, p.stderr
-        kr = json.loads(k.read_text())
+        kr = _dumped_run(cli, args, k, kb, "--stat-flush", "1", "--phase-layouts", env=env)
         krec = [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in kr["layouts"]]
         assert krec == [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in mr["layouts"]]
         run = next(x for x in kr["layouts"] if x["phase"] == 1)
@@ -504,16 +508,11 @@ def test_several_usemem_processes_on_two_cpus_serially_swap_slot_for_slot_as_the
     args = ["usemem", "--procs", str(procs), "--size", size, "--limit", "16M", "--reread", "1", "--mthp", mthp,
             "--swap-size", "256M", "--cpus", "2", "--seed", "1", "--window", "1", "-q"]
     k, kb, m, mb = tmp_path / "k.json", tmp_path / "k.bin", tmp_path / "m.json", tmp_path / "m.bin"
-    p = cli("run", *args, "--json", str(m), "--layout-dump", str(mb))
-    assert p.returncode == 0, p.stderr
-    mr = json.loads(m.read_text())
+    mr = _dumped_run(cli, args, m, mb)
     assert mr["run_layout_hash"] == run_hash
     assert [x["proc"] for x in mr["layouts"] if x["label"] == "exit"] == list(range(procs))
     for attempt in range(6):
-        p = cli("kernel", "run", *args, "--stat-flush", "1", "--phase-layouts", "--json", str(k),
-                "--layout-dump", str(kb), env=env)
-        assert p.returncode == 0, p.stderr
-        kr = json.loads(k.read_text())
+        kr = _dumped_run(cli, args, k, kb, "--stat-flush", "1", "--phase-layouts", env=env)
         if kb.read_bytes() == mb.read_bytes() and not other_pages(kr):
             break
     assert not other_pages(kr), f"another task put {other_pages(kr)} pages on our swap device"
