@@ -339,6 +339,8 @@ static void lru_add_drain(sl_memcg *m)
 	m->nbatch[c] = 0;
 }
 
+void sl_memcg_lru_add_drain(sl_memcg *m) { lru_add_drain(m); }
+
 /* A folio leaving a batch before it reached the LRU (freed meanwhile). */
 static void batch_remove(sl_memcg *m, uint64_t h)
 {
@@ -521,11 +523,14 @@ void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr)
 	m->kmem += nr;
 }
 
+/* __memcg_kmem_uncharge_page() - 6.18: obj_cgroup_uncharge_pages() puts a
+ * freed kernel page's charge into the freeing CPU's stock (refill_stock()),
+ * not back to the counter; a stock past one batch is drained whole. */
 void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr)
 {
 	SL_ASSERT(m->kmem >= nr);
 	m->kmem -= nr;
-	m->usage -= nr;
+	refill_stock(m, m->cpu, nr);
 }
 
 /* Slab objects of a __GFP_ACCOUNT cache (SLAB_ACCOUNT: vm_area_struct,
@@ -1080,7 +1085,8 @@ static void pgtables_charge(rrun *c, rproc *r, uint64_t first, uint64_t n)
 	}
 }
 
-/* free_pgtables() at munmap and exit: every table uncharged. */
+/* free_pgtables() at munmap and exit: every table uncharged, into the
+ * process's CPU's stock (C5). */
 static void pgtables_free(rrun *c, rproc *r)
 {
 	if (r->npt)
@@ -1179,6 +1185,7 @@ static void proc_exit(rrun *c, rproc *r)
 	if (r->state == 2) {
 		/* exit_mmap(): every PTE zapped, every slot put */
 		sl_memcg_set_cpu(c->m, r->cpu);
+		sl_memcg_lru_add_drain(c->m); /* first the CPU's batch (exit_mmap()) */
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		pgtables_free(c, r);
 		sl_memcg_slab_free(c->m, SLAB_BYTES_PER_PROC);
@@ -1290,7 +1297,9 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 	case SL_ROP_MUNMAP:
 		/* munmap(): the region's PTEs zapped and slots put; the process
 		 * lives on (a later touch faults afresh), its slab objects (C6)
-		 * kept until it exits */
+		 * kept until it exits; the CPU's batch goes onto the LRU
+		 * first (the munmap path's lru_add_drain(), as in unmap_region()) */
+		sl_memcg_lru_add_drain(c->m);
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		pgtables_free(c, r);
 		break;

@@ -370,10 +370,59 @@ TEST(reclaim_page_tables_are_charged_to_the_group_on_no_lru)
 	CHECK_EQ(s.usage, 64);
 	CHECK_EQ(s.kmem, 3);
 	FX_CHECK(&f);
-	sl_memcg_uncharge_kmem(f.m, 3); /* straight to the counter */
+	/* freed, they go back into the CPU's stock, not to the counter
+	 * (obj_cgroup_uncharge_pages() -> refill_stock()) */
+	sl_memcg_uncharge_kmem(f.m, 3);
 	s = st(&f);
-	CHECK_EQ(s.usage, 61);
+	CHECK_EQ(s.usage, 64);
+	CHECK_EQ(s.stock, 64);
 	CHECK_EQ(s.kmem, 0);
+	FX_CHECK(&f);
+	/* a table charged on CPU 1 (a batch of its own) and freed on CPU 0:
+	 * CPU 0's stock passes 64 and is drained whole */
+	sl_memcg_set_cpu(f.m, 1);
+	sl_memcg_charge_kmem(f.m, 1);
+	CHECK_EQ(st(&f).usage, 128);
+	sl_memcg_set_cpu(f.m, 0);
+	sl_memcg_uncharge_kmem(f.m, 1);
+	s = st(&f);
+	CHECK_EQ(s.usage, 63);
+	CHECK_EQ(s.stock, 63); /* CPU 1's */
+	CHECK_EQ(s.kmem, 0);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
+/* exit_mmap() and munmap begin with lru_add_drain(): the CPU's batch of
+ * new small folios goes onto the LRU, another process's folios with the
+ * exiting one's; another CPU's batch stays. */
+TEST(reclaim_lru_add_drain_moves_the_cpu_batch_of_every_process)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 0, 64);
+	sl_region_spec r = { .npages = 64 };
+	sl_proc *q = sl_proc_create_set(f.s, 0, 0, SL_SWAPIN_LARGE, &r, 1);
+	sl_proc *o = sl_proc_create_set(f.s, 1, 0, SL_SWAPIN_LARGE, &r, 1);
+	CHECK(q && o && !sl_memcg_attach(f.m, q, 0) && !sl_memcg_attach(f.m, o, 1));
+	sl_memcg_set_cpu(f.m, 0);
+	sl_proc_touch(f.p, 0, 0, 5);
+	sl_proc_touch(q, 0, 0, 3);
+	sl_memcg_set_cpu(f.m, 1);
+	sl_proc_touch(o, 0, 0, 2);
+	CHECK_EQ(st(&f).nr_inactive, 0);
+	sl_memcg_set_cpu(f.m, 0);
+	sl_memcg_lru_add_drain(f.m);
+	sl_memcg_state s = st(&f);
+	CHECK_EQ(s.nr_inactive, 8);
+	CHECK_EQ(s.inactive, 8);
+	FX_CHECK(&f);
+	sl_proc_dontneed(q, 0, 0, 64);
+	sl_proc_dontneed(o, 0, 0, 64); /* CPU 1's batch: freed from it */
+	CHECK_EQ(st(&f).nr_inactive, 5);
+	sl_memcg_detach(f.m, q);
+	sl_memcg_detach(f.m, o);
+	sl_proc_destroy(q);
+	sl_proc_destroy(o);
 	FX_CHECK(&f);
 	fx_fini(&f);
 }

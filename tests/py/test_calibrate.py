@@ -127,7 +127,7 @@ def test_kernel_side_prediction_of_stored_runs_is_the_calibration_fit(name):
 
 def test_kernel_side_prediction_counts_contention_and_operations():
     """Four usemem processes on two CPUs (kernel run, docs/data/f12): every
-    swap event is contended; the prediction is 0.243 s against 0.260 s
+    swap event is contended; the prediction is 0.246 s against 0.260 s
     measured, where the terms without operations and contention give
     0.131 s."""
     from swaplab.kernel import reclaim as R
@@ -136,9 +136,9 @@ def test_kernel_side_prediction_counts_contention_and_operations():
         res = json.load(f)
     st = R.stream_counts(res["params"])
     assert st == {"ops": 524, "procs": 4, "contended": 1.0}
-    assert R.predict_sys(cost, res, st) == pytest.approx(0.243452, abs=1e-6)
+    assert R.predict_sys(cost, res, st) == pytest.approx(0.246124, abs=1e-6)
     bare = R.predict_sys(cost, res, {"ops": 0, "procs": 0, "contended": 0.0})
-    assert bare == pytest.approx(0.1312, abs=1e-4)
+    assert bare == pytest.approx(0.1314, abs=1e-4)
     assert res["time"]["sys_seconds"] == pytest.approx(0.260294)
 
 
@@ -268,17 +268,17 @@ def test_stored_fit_is_deterministic_and_is_the_committed_calibration():
     assert json.loads(json.dumps(a)) == _calibration()
     m = a["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == {
-        "fault_folio": 2365, "fault_page": 367, "fault_pmd_folio": 180483, "swpout_folio": 3177,
-        "swpout_page": 423, "swpin_folio": 1171, "swpin_page": 2367, "split": 0, "scan_page": 504,
-        "proc": 0, "op": 5087, "lock_wait": 6548}
-    assert round(a["coefficients"]["pmd_fresh"] * 1e9) == 5620250
+        "fault_folio": 2373, "fault_page": 370, "fault_pmd_folio": 184351, "swpout_folio": 3050,
+        "swpout_page": 440, "swpin_folio": 1578, "swpin_page": 2162, "split": 0, "scan_page": 512,
+        "proc": 0, "op": 4958, "lock_wait": 6702}
+    assert round(a["coefficients"]["pmd_fresh"] * 1e9) == 5621280
     # a PMD-size fault in a recycled block costs what its 512 pages do
-    # (within 6 %: 180 483 against 190 144 ns)
+    # (within 6 %: 184 351 against 191 813 ns)
     assert m["fault_pmd_folio"] == pytest.approx(m["fault_folio"] + 512 * m["fault_page"], rel=0.06)
     assert a["fit"] == {"experiments": 27, "runs": 111, "agreement_runs": 50, "time_of_experiment": "min",
-                        "experiments_mean_abs_rel_error": 0.0968, "experiments_max_abs_rel_error": 0.3927}
+                        "experiments_mean_abs_rel_error": 0.0953, "experiments_max_abs_rel_error": 0.3927}
     within = {(t["file"], t["role"]): (t["within_15pct"], t["settings"]) for t in a["agreement"]}
-    assert within == {("reclaim-agreement-6.18-f19.json", "train"): (13, 18),
+    assert within == {("reclaim-agreement-6.18-f19.json", "train"): (14, 18),
                       ("reclaim-agreement-6.18-f19.json", "heldout"): (9, 16),
                       ("reclaim-agreement-6.18-f19b.json", "heldout"): (8, 17),
                       ("reclaim-agreement-6.18-f16b.json", "heldout"): (11, 18),
@@ -332,13 +332,19 @@ def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
     """Re-scored with the cost it was run with, a stored agreement file
     gives its own model predictions and every verdict again (F28's first
     repetition, the model of its time, predicted with F25's quiet fit,
-    which missed these runs: 2 of 18 settings within 15 % in system time)."""
+    which missed these runs: 2 of 18 settings within 15 % in system time).
+    The build rows are left out: kernel-findings F38 (an exit drains its
+    CPU's batch, a page table's uncharge refills the stock) changed their
+    counts."""
     from swaplab.kernel import agree as A
     st = _stored("reclaim-agreement-6.18-f28.json")
     assert st["stat_flush"] == 16
     out = A.rescore(st, st["cost"], "f28", st["model_windows"])
     assert A.sys_within(out) == (2, 18)
     for a, b in zip(st["rows"], out["rows"]):
+        assert (a["workload"], a["size"], a["mthp"]) == (b["workload"], b["size"], b["mthp"])
+        if a["workload"] == "build":
+            continue
         assert b["targets_met"] == a["targets_met"]
         assert b["summary"]["sys_seconds"]["model_predicted"] == pytest.approx(
             a["summary"]["sys_seconds"]["model_predicted"], abs=1e-9)
@@ -347,27 +353,27 @@ def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
 
 
 def test_rescoring_with_the_calibration(tmp_path, capsys):
-    """`agree --rescore` with the calibration: f19 within 15 % in 12 of
+    """`agree --rescore` with the calibration: f19 within 15 % in 13 of
     18 settings (9 before), the repeat f19b in 8 of 17; the counts'
-    verdicts move only where the model changed since (F27, F28)."""
+    verdicts move only where the model changed since (F27, F28, F38)."""
     from swaplab.kernel import agree as A
     out = tmp_path / "r.json"
     assert A.main([*SYS, "--rescore", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f19.json"),
                    "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
                    "--json", str(out)]) == 0
-    assert capsys.readouterr().err.endswith("system time within 15 %: 12 of 18 settings\n"
-                                            "model window 1: of 18 settings, swpout 7, fallback 18, "
-                                            "swpin 7, sys 12 met\n")
+    assert capsys.readouterr().err.endswith("system time within 15 %: 13 of 18 settings\n"
+                                            "model window 1: of 18 settings, swpout 8, fallback 18, "
+                                            "swpin 8, sys 13 met\n")
     res = json.loads(out.read_text())
     st = _stored("reclaim-agreement-6.18-f19.json")
-    assert A.sys_within(res) == (12, 18)
+    assert A.sys_within(res) == (13, 18)
     # the counts' verdicts are the stored model's but where the model
     # changed since: F27's slab pages made the serial usemem 4x8M 64K swap
     # in the serial kernel's 212 64K folios (these kernel runs, two CPUs at
     # once, 250); F28's refault activation moved the build j4/32M rows,
-    # whose unflushed kernel runs it was not measured against
+    # whose unflushed kernel runs it was not measured against, and F38's
+    # exit drain and stock refill moved the 4K row back
     moved = {("usemem", "4x8M/16M", "64K"): {"swpin": False},
-             ("build", "j4/32M", "4K"): {"swpout": False, "swpin": False},
              ("build", "j4/32M", "64K"): {"swpin": False}}
     for a, b in zip(st["rows"], res["rows"]):
         want = {k: v for k, v in a["targets_met"].items() if k != "sys"}
@@ -460,11 +466,11 @@ def test_agreement_tally_counts_targets_met_per_model_window(tmp_path, capsys):
                    "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
                    "--model-window", "1,0", "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
-        "model window 1: of 17 settings, swpout 7, fallback 17, swpin 8, sys 13 met\n"
-        "model window 0: of 17 settings, swpout 8, fallback 17, swpin 11, sys 13 met\n")
+        "model window 1: of 17 settings, swpout 7, fallback 17, swpin 9, sys 13 met\n"
+        "model window 0: of 17 settings, swpout 8, fallback 17, swpin 10, sys 14 met\n")
     res = json.loads(out.read_text())
-    assert A.tally(res) == {"1": {"settings": 17, "swpout": 7, "fallback": 17, "swpin": 8, "sys": 13},
-                            "0": {"settings": 17, "swpout": 8, "fallback": 17, "swpin": 11, "sys": 13}}
+    assert A.tally(res) == {"1": {"settings": 17, "swpout": 7, "fallback": 17, "swpin": 9, "sys": 13},
+                            "0": {"settings": 17, "swpout": 8, "fallback": 17, "swpin": 10, "sys": 14}}
     # a setting whose kernel runs all failed is not counted
     assert A.tally({"rows": [{"workload": "pmbench", "failed": [{"seed": 1}]}]}) == {}
 
@@ -493,15 +499,15 @@ def test_quiet_fit_is_deterministic_and_is_the_committed_file(tmp_path, capsys):
     q = _quiet()
     m = q["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == {
-        "fault_folio": 1445, "fault_page": 178, "fault_pmd_folio": 39716, "swpout_folio": 4214,
-        "swpout_page": 1386, "swpin_folio": 2592, "swpin_page": 461, "split": 0, "scan_page": 212,
-        "proc": 0, "op": 2546, "lock_wait": 3037}
+        "fault_folio": 1449, "fault_page": 181, "fault_pmd_folio": 42197, "swpout_folio": 4078,
+        "swpout_page": 1422, "swpin_folio": 2952, "swpin_page": 264, "split": 0, "scan_page": 220,
+        "proc": 0, "op": 2452, "lock_wait": 3127}
     within = {("+".join(t["file"]) if isinstance(t["file"], list) else t["file"], t["role"], str(t["seeds"])):
               t["within_15pct"] for t in q["agreement"]}
     g = "reclaim-agreement-6.18-"
     assert within[(f"{g}f25d.json+{g}f25e.json", "heldout", "all")] == 10
     # the same coefficients miss the loaded machine's runs: they ran 25-40 % slower
-    assert within[(f"{g}f24.json", "heldout", "all")] == 0
+    assert within[(f"{g}f24.json", "heldout", "all")] == 1
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-quiet.json"
 
 
@@ -542,13 +548,14 @@ def test_f28_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsys)
     experiments run again on an idle machine and the quietest of three
     agreement repetitions with the statistics kept current (f28+f28b+f28c,
     seeds 1-3); `calibrate --stored` of itself; the golden of the
-    coefficients (ns); held out: seeds 4-5 13 of 18, the quietest of f28d
-    and f28e 14. agree predicted with it by default until F31."""
+    coefficients (ns); held out: seeds 4-5 14 of 18, the quietest of f28d
+    and f28e 14 (refitted for F38's model). agree predicted with it by
+    default until F31."""
     from swaplab.kernel import agree as A
-    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f28.json", "f28", 15, 13, 14, {
-        "fault_folio": 1520, "fault_page": 218, "fault_pmd_folio": 66693, "swpout_folio": 3341,
-        "swpout_page": 2408, "swpin_folio": 3936, "swpin_page": 0, "split": 0, "scan_page": 16,
-        "proc": 0, "op": 4809, "lock_wait": 3883})
+    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f28.json", "f28", 15, 14, 14, {
+        "fault_folio": 1524, "fault_page": 222, "fault_pmd_folio": 69494, "swpout_folio": 3395,
+        "swpout_page": 2320, "swpin_folio": 4043, "swpin_page": 0, "split": 0, "scan_page": 22,
+        "proc": 0, "op": 4699, "lock_wait": 3994})
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-f28.json"
 
 
@@ -558,13 +565,14 @@ def test_f31_fit_is_deterministic(tmp_path, capsys):
     kernel side reads the group's statistics before every operation
     (f31+f31b+f31c, seeds 1-3; `--stat-flush 1`); `calibrate --stored` of
     itself; the golden of the coefficients (ns); trained 16 of 18, held
-    out: seeds 4-5 13, the quietest of f31d and f31e 14. agree predicted
-    with it by default until F34, and runs the kernel with --stat-flush 1."""
+    out: seeds 4-5 14, the quietest of f31d and f31e 15 (refitted for
+    F38's model). agree predicted with it by default until F34, and runs
+    the kernel with --stat-flush 1."""
     from swaplab.kernel import agree as A
-    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f31.json", "f31", 16, 13, 14, {
-        "fault_folio": 1783, "fault_page": 129, "fault_pmd_folio": 130806, "swpout_folio": 3085,
-        "swpout_page": 2414, "swpin_folio": 4330, "swpin_page": 0, "split": 0, "scan_page": 0,
-        "proc": 0, "op": 4649, "lock_wait": 3700})
+    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f31.json", "f31", 16, 14, 15, {
+        "fault_folio": 1785, "fault_page": 132, "fault_pmd_folio": 132998, "swpout_folio": 3121,
+        "swpout_page": 2358, "swpin_folio": 4420, "swpin_page": 0, "split": 0, "scan_page": 0,
+        "proc": 0, "op": 4568, "lock_wait": 3799})
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-f31.json"
     for x in ("", "b", "c", "d", "e"):
         with open(os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f31{x}.json")) as f:
@@ -574,8 +582,9 @@ def test_f31_fit_is_deterministic(tmp_path, capsys):
 def test_rescoring_f31s_five_repetitions_on_their_means_with_their_fit(tmp_path, capsys):
     """`agree --rescore f31,...,f31e --counts mean --model-window 0,1` with
     F31's fit (the default until F34): two processes at once, sizes of 100 folios or
-    more, swpout within 5 % in 15 settings of 18 and swap-ins within 10 % in
-    17 (serially 9 and 10); system time within 15 % in 15."""
+    more, swpout within 5 % in 14 settings of 18 and swap-ins within 10 % in
+    16 (serially 10 and 11; before F38's model 15 / 17 and 9 / 10); system
+    time within 15 % in 15."""
     from swaplab.kernel import agree as A
     paths = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f31{x}.json")
              for x in ("", "b", "c", "d", "e")]
@@ -583,17 +592,17 @@ def test_rescoring_f31s_five_repetitions_on_their_means_with_their_fit(tmp_path,
     assert A.main([*SYS, "--cost", F31, "--rescore", ",".join(paths), "--counts", "mean",
                    "--model-window", "0,1", "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
-        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 17 met\n"
-        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 9, swpin 10 met\n"
+        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 16 met\n"
+        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 10, swpin 11 met\n"
         "system time within 15 %: 15 of 18 settings\n"
-        "model window 0: of 18 settings, swpout 11, fallback 18, swpin 12, sys 15 met\n"
-        "model window 1: of 18 settings, swpout 6, fallback 18, swpin 7, sys 13 met\n")
+        "model window 0: of 18 settings, swpout 10, fallback 18, swpin 11, sys 15 met\n"
+        "model window 1: of 18 settings, swpout 7, fallback 18, swpin 8, sys 14 met\n")
 
 
 def test_rescoring_f28s_repetitions_with_their_fit(tmp_path, capsys):
     """`agree --rescore f28,f28b,f28c --model-window 1,0` with F28's fit (the
     default cost until F31): system time within 15 % in 15 of 18 settings; swpout within
-    5 % in 6 (serial model) and 10 (two at once), swap-ins in 7 and 11."""
+    5 % in 6 (serial model) and 11 (two at once), swap-ins in 7 and 11."""
     from swaplab.kernel import agree as A
     paths = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f28{x}.json") for x in ("", "b", "c")]
     out = tmp_path / "r.json"
@@ -603,7 +612,7 @@ def test_rescoring_f28s_repetitions_with_their_fit(tmp_path, capsys):
     assert capsys.readouterr().err.endswith(
         "system time within 15 %: 15 of 18 settings\n"
         "model window 1: of 18 settings, swpout 6, fallback 18, swpin 7, sys 15 met\n"
-        "model window 0: of 18 settings, swpout 10, fallback 18, swpin 11, sys 15 met\n")
+        "model window 0: of 18 settings, swpout 11, fallback 18, swpin 11, sys 15 met\n")
     res = json.loads(out.read_text())
     assert all(not r.get("failed") for r in res["rows"])    # no OOM kill with current statistics
 
@@ -613,8 +622,9 @@ def test_rescoring_ten_repetitions_with_mean_counts(tmp_path, capsys):
     statistics kept current) with `--counts mean`: the kernel's counts of
     each setting and seed averaged over the ten, its system time the
     quietest's. Counting only sizes of 100 folios or more, two processes at
-    once meets swpout in 15 of 18 settings and swap-ins in 15 (the
-    quietest of f28-f28c: 13 and 16); serially 9 and 11."""
+    once meets swpout in 14 of 18 settings and swap-ins in 15 (the
+    quietest of f28-f28c: 14 and 15); serially 10 and 11 (before F38's
+    model: 15 / 15, 13 / 16, 9 / 11)."""
     from swaplab.kernel import agree as A
     g = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-")
     reps = [f"{g}f28{x}.json" for x in ("", "b", "c", "d", "e")] + [f"{g}f29{x}.json" for x in ("", "b", "c", "d", "e")]
@@ -622,8 +632,8 @@ def test_rescoring_ten_repetitions_with_mean_counts(tmp_path, capsys):
     assert A.main([*SYS, "--cost", F31, "--rescore", ",".join(reps), "--counts", "mean", "--model-window", "0,1",
                    "--json", str(out)]) == 0
     err = capsys.readouterr().err
-    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 15 met\n"
-            "model window 1, sizes of 100 folios or more: of 18 settings, swpout 9, swpin 11 met\n") in err
+    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 15 met\n"
+            "model window 1, sizes of 100 folios or more: of 18 settings, swpout 10, swpin 11 met\n") in err
     res = json.loads(out.read_text())
     assert res["counts"] == "mean"
     row = next(r for r in res["rows"] if (r["workload"], r["size"], r["mthp"]) == ("usemem", "4x8M/16M", "all"))
@@ -631,9 +641,9 @@ def test_rescoring_ten_repetitions_with_mean_counts(tmp_path, capsys):
     s = row["model_windows"]["0"]["summary"]["sizes"]["4"]["swpout"]
     assert s["model"] == 348 and s["kernel"] == pytest.approx(337.94)
     assert A.main([*SYS, "--cost", F31, "--rescore", ",".join(reps[:3]), "--model-window", "0,1", "--json", str(out)]) == 0
-    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 13, swpin 16 met\n"
+    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 15 met\n"
             in capsys.readouterr().err)
-    assert A.tally_large(json.loads(out.read_text()))["0"]["swpout"] == 13
+    assert A.tally_large(json.loads(out.read_text()))["0"]["swpout"] == 14
 
 
 def _agreement(window, rows):
@@ -739,7 +749,7 @@ def test_rescoring_repetitions_scores_their_quietest_runs(tmp_path, capsys):
     assert res["rescored_from"] == ",".join(paths)
     assert A.sys_within(res) == (14, 18)
     assert err.endswith("system time within 15 %: 14 of 18 settings\n"
-                        "model window 1: of 18 settings, swpout 7, fallback 18, swpin 8, sys 14 met\n")
+                        "model window 1: of 18 settings, swpout 8, fallback 18, swpin 9, sys 14 met\n")
     missed = [(r["workload"], r["size"], r["mthp"]) for r in res["rows"] if not r["targets_met"]["sys"]]
     assert missed == [("build", "j4/32M", "64K"), ("build", "j4/32M", "all"), ("build", "j4/64M", "64K"),
                       ("build", "j4/64M", "all")]
@@ -761,10 +771,11 @@ def test_calibrate_refuses_bad_train_and_heldout(tmp_path, capsys, args, msg):
 def test_rescoring_ten_stat_flush_1_repetitions_on_their_means(tmp_path, capsys):
     """F31: over the ten repetitions with `--stat-flush 1` (f31-f31j; the
     last five ran with agree's defaults and are in no fit), two processes
-    at once, sizes of 100 folios or more: swpout within 5 % in 15 settings
+    at once, sizes of 100 folios or more: swpout within 5 % in 14 settings
     of 18 and swap-ins within 10 % in 16, as the ten with `--stat-flush 16`
-    (f28-f29e) give 15 and 15; on the five outside the fit the default
-    cost's prediction is within 15 % in 14."""
+    (f28-f29e) give 14 and 15 (before F38's model: 15 / 16 and 15 / 15); on
+    the five outside the fit the default cost's prediction is within 15 %
+    in 14."""
     from swaplab.kernel import agree as A
     g = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f31")
     ten = ",".join(f"{g}{x}.json" for x in ("", "b", "c", "d", "e", "f", "g", "h", "i", "j"))
@@ -772,7 +783,7 @@ def test_rescoring_ten_stat_flush_1_repetitions_on_their_means(tmp_path, capsys)
     out = tmp_path / "r.json"
     assert A.main([*SYS, "--cost", F31, "--rescore", ten, "--counts", "mean", "--model-window", "0",
                    "--json", str(out)]) == 0
-    assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 16 met\n" \
+    assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 16 met\n" \
         in capsys.readouterr().err
     assert A.main([*SYS, "--cost", F31, "--rescore", last, "--counts", "mean", "--model-window", "0",
                    "--json", str(out)]) == 0
@@ -788,7 +799,8 @@ def test_f34_fit_of_user_and_system_time_is_deterministic_and_is_the_default(tmp
     experiments and the quietest of three quiet agreement repetitions
     (f34f+f34g+f34h, seeds 1-3), fitted on user + system time; `calibrate
     --stored` of itself; the golden of its coefficients (ns). Within 15 %
-    trained 15 of 18, held out: seeds 4-5 18, f34-f34c 16, f34d+f34e 15.
+    trained 15 of 18, held out: seeds 4-5 18, f34-f34c 16, f34d+f34e 16
+    (refitted for F38's model).
     The same runs fitted on system time alone: 14 / 13 / 12 / 15. agree
     predicts with it, and measures user + system time, by default."""
     from swaplab.kernel import agree as A
@@ -799,10 +811,10 @@ def test_f34_fit_of_user_and_system_time_is_deterministic_and_is_the_default(tmp
         f"   train {quiet} seeds [1, 2, 3]: {t} 15 of 18",
         f" heldout {quiet} seeds [4, 5]: {t} 18 of 18",
         f" heldout {g}.json+{g}b.json+{g}c.json seeds all: {t} 16 of 18",
-        f" heldout {g}d.json+{g}e.json seeds all: {t} 15 of 18"], {
-        "fault_folio": 1663, "fault_page": 471, "fault_pmd_folio": 247323, "swpout_folio": 3801,
-        "swpout_page": 1793, "swpin_folio": 4192, "swpin_page": 320, "split": 0, "scan_page": 0,
-        "proc": 120090, "op": 5105, "lock_wait": 2023})
+        f" heldout {g}d.json+{g}e.json seeds all: {t} 16 of 18"], {
+        "fault_folio": 1669, "fault_page": 472, "fault_pmd_folio": 248695, "swpout_folio": 3674,
+        "swpout_page": 1838, "swpin_folio": 4521, "swpin_page": 151, "split": 0, "scan_page": 0,
+        "proc": 122072, "op": 5044, "lock_wait": 2094})
     assert committed["method"]["measured"] == "cpu"
     path = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f34.json")
     out = tmp_path / "f.json"
@@ -818,7 +830,8 @@ def test_rescoring_f34s_eight_repetitions_user_and_system_time(tmp_path, capsys)
     (the F34 fit; user + system time), two processes at once: the
     prediction within 15 % in 17 settings of 18 (the one missed: build
     j4/64M with every size, -19 %); sizes of 100 folios or more, swpout
-    within 5 % in 15 and swap-ins within 10 % in 16 (F31's ten: 15 and 16).
+    within 5 % in 14 and swap-ins within 10 % in 16 (F31's ten: 14 and 16;
+    before F38's model 15 and 16).
     The five it was not trained on alone: 17. F31's fit of system time
     alone on those five: 6."""
     from swaplab.kernel import agree as A
@@ -826,11 +839,11 @@ def test_rescoring_f34s_eight_repetitions_user_and_system_time(tmp_path, capsys)
     assert A.main(["--rescore", ",".join(F34), "--counts", "mean", "--model-window", "0,1",
                    "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
-        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 16 met\n"
-        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 8, swpin 10 met\n"
+        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 16 met\n"
+        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 9, swpin 12 met\n"
         "user + system time within 15 %: 17 of 18 settings\n"
-        "model window 0: of 18 settings, swpout 11, fallback 18, swpin 12, sys 17 met\n"
-        "model window 1: of 18 settings, swpout 6, fallback 18, swpin 7, sys 16 met\n")
+        "model window 0: of 18 settings, swpout 10, fallback 18, swpin 12, sys 17 met\n"
+        "model window 1: of 18 settings, swpout 7, fallback 18, swpin 8, sys 16 met\n")
     res = json.loads(out.read_text())
     assert res["measured"] == "cpu"
     assert [(r["workload"], r["size"], r["mthp"]) for r in res["rows"] if not r["targets_met"]["sys"]] == \
@@ -850,8 +863,8 @@ def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs
     """docs/data/cost-calibration-6.18-f36.json (kernel-findings F36): the
     calibration experiments run again on kernel build 6.18.44-fc-v857 and
     the quietest of f36+f36b+f36c, seeds 1-3, user + system time; within
-    15 % trained 14 of 18, held out seeds 4-5 16, f36d+f36e 15, and on
-    F34's build's runs 12 and 12. Over the five repetitions on their mean
+    15 % trained 14 of 18, held out seeds 4-5 17, f36d+f36e 15, and on
+    F34's build's runs 11 and 11 (refitted for F38's model). Over the five repetitions on their mean
     counts, two processes at once: 16 of 18 with it, 11 with F34's fit
     (the default, made on build v669)."""
     from swaplab.kernel import agree as A
@@ -860,13 +873,13 @@ def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs
     t = "user + system time within 15 % in"
     committed = _check_fit_file(tmp_path, capsys, "cost-calibration-6.18-f36.json", [
         f"   train {three} seeds [1, 2, 3]: {t} 14 of 18",
-        f" heldout {three} seeds [4, 5]: {t} 16 of 18",
+        f" heldout {three} seeds [4, 5]: {t} 17 of 18",
         f" heldout {g}6d.json+{g}6e.json seeds all: {t} 15 of 18",
-        f" heldout {g}4f.json+{g}4g.json+{g}4h.json seeds all: {t} 12 of 18",
-        f" heldout {g}4.json+{g}4b.json+{g}4c.json seeds all: {t} 12 of 18"], {
-        "fault_folio": 926, "fault_page": 561, "fault_pmd_folio": 319619, "swpout_folio": 1191,
-        "swpout_page": 1454, "swpin_folio": 1214, "swpin_page": 741, "split": 0, "scan_page": 0,
-        "proc": 202677, "op": 3598, "lock_wait": 4619})
+        f" heldout {g}4f.json+{g}4g.json+{g}4h.json seeds all: {t} 11 of 18",
+        f" heldout {g}4.json+{g}4b.json+{g}4c.json seeds all: {t} 11 of 18"], {
+        "fault_folio": 929, "fault_page": 562, "fault_pmd_folio": 320669, "swpout_folio": 1126,
+        "swpout_page": 1480, "swpin_folio": 1409, "swpin_page": 624, "split": 0, "scan_page": 0,
+        "proc": 204900, "op": 3542, "lock_wait": 4699})
     assert committed["kernel"] == "6.18.44-fc-v857" and committed["method"]["measured"] == "cpu"
     out = tmp_path / "r.json"
     fit = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f36.json")

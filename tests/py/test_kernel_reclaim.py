@@ -564,7 +564,8 @@ def test_kernel_run_warns_of_other_pages(monkeypatch, tmp_path, capsys):
 def test_f35_stored_runs_give_the_documented_means():
     """docs/data/kbuild-v5-14m-6.18-f35.json (kernel-findings F35): ten kernel
     runs (seeds 1-5, twice), none OOM-killed; their means per size and the
-    model's, as the finding's table gives them (no kernel needed)."""
+    model's, as the finding's table gives them (no kernel needed; the model
+    rows regenerated with kernel-findings F38's model)."""
     import statistics
     from conftest import ROOT
     with open(os.path.join(ROOT, "docs", "data", "kbuild-v5-14m-6.18-f35.json")) as f:
@@ -577,10 +578,11 @@ def test_f35_stored_runs_give_the_documented_means():
     assert [(k["seed"], k["repeat"]) for k in d["kernel"]] == [(s, r) for r in (0, 1) for s in range(1, 6)]
     assert all(k["oom_kill"] == 0 for k in d["kernel"])
     assert means(d["kernel"]) == [0.6, 0.2, 0.1, 0.2, 4.8, 8.6, 20.7, 19.3]
-    assert means(d["model"]["linux-6.18 window 0"]) == [0.7, 0.3, 0.1, 0.3, 4.6, 10.5, 22.3, 20.3]
-    assert means(d["model"]["proposal-holes-first window 0"]) == [0.0, 0.1, 0.0, 0.0, 0.0, 0.2, 1.5, 2.9]
-    # proposal-compact revision 4 and kcompact on its step (regenerated model rows)
-    assert means(d["model"]["proposal-compact window 0"]) == [0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.8, 3.2]
-    assert means(d["model"]["proposal-kcompact window 0"]) == [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.6, 3.0]
-    # within 2 pp at every size
-    assert max(abs(a - b) for a, b in zip(means(d["kernel"]), means(d["model"]["linux-6.18 window 0"]))) < 2
+    assert means(d["model"]["linux-6.18 window 0"]) == [0.8, 0.3, 0.1, 0.2, 4.9, 10.9, 20.3, 20.4]
+    assert means(d["model"]["proposal-holes-first window 0"]) == [0.0, 0.1, 0.0, 0.0, 0.1, 0.3, 2.1, 2.6]
+    # proposal-compact revision 4 and kcompact on its step
+    assert means(d["model"]["proposal-compact window 0"]) == [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.8, 2.8]
+    assert means(d["model"]["proposal-kcompact window 0"]) == [0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.4, 2.6]
+    # within 2.3 pp at 512K and 1.1 pp at every other size
+    diff = [abs(a - b) for a, b in zip(means(d["kernel"]), means(d["model"]["linux-6.18 window 0"]))]
+    assert round(diff[5], 1) == 2.3 and max(diff[:5] + diff[6:]) < 1.15

@@ -118,9 +118,10 @@ def test_move_cost_prices_the_committed_counts():
     """docs/proposals/move_cost.py: the target-pairs table of
     proposal-compact.md gives 62 distinct cells, the first one thp-swap
     {16K,64K} 64M ssd; the committed result's prices follow from its
-    counts, and with the calibration in use (F34) compact stays ahead while
-    a move costs less than 16.9 us, and with its copy as measured (F32,
-    4.96 us) by 8.8 %; with pages that compress 2:1 it is 1.9 % behind
+    counts, and with the calibration in use (F34, refitted for
+    kernel-findings F38's model) compact stays ahead while a move costs
+    less than 16.6 us, and with its copy as measured (F32, 4.96 us) by
+    8.6 %; with pages that compress 2:1 it is 2.0 % behind
     (proposal-compact.md, "Moves in calibrated terms"; revision 4, half a
     16K-64K window: 25.7 us, 5.4 % and 0.9 % before)."""
     import json
@@ -140,17 +141,17 @@ def test_move_cost_prices_the_committed_counts():
         assert round(mc.seconds(res["totals_per_run"][pol], cost), 1) == \
             round(res["priced"]["calibrated"]["seconds"][pol], 1)
     assert res["totals_per_run"]["proposal-holes-first"]["moves"] == 0
-    assert res["priced"]["calibrated"]["break_even_move_ns"] == 16886.3
+    assert res["priced"]["calibrated"]["break_even_move_ns"] == 16559.3
     measured = res["priced"]["calibrated, move measured (F32)"]
     assert measured["compact_move_ns"] == 4957.0
     assert round(measured["seconds"]["proposal-compact"] / measured["seconds"]["proposal-holes-first"] - 1, 3) \
-        == -0.088
+        == -0.086
     mixed = res["priced"]["calibrated, pages compressing 2:1 (F32)"]["seconds"]
-    assert round(mixed["proposal-compact"] / mixed["proposal-holes-first"] - 1, 3) == 0.019
+    assert round(mixed["proposal-compact"] / mixed["proposal-holes-first"] - 1, 3) == 0.020
     # against 6.18: less swap time with the lab's pages, more with 2:1 pages (swap-in amplification)
     byte = res["priced"]["calibrated"]["seconds"]
-    assert round(byte["proposal-holes-first"] / byte["linux-6.18"] - 1, 3) == -0.102
-    assert round(mixed["proposal-holes-first"] / mixed["linux-6.18"] - 1, 3) == 0.013
+    assert round(byte["proposal-holes-first"] / byte["linux-6.18"] - 1, 3) == -0.104
+    assert round(mixed["proposal-holes-first"] / mixed["linux-6.18"] - 1, 3) == 0.012
     assert res["totals_per_run"]["linux-6.18"]["in_pages"] < res["totals_per_run"]["proposal-holes-first"]["in_pages"]
     # priced with the calibration, compact spends less time swapping
     s = res["priced"]["calibrated"]["seconds"]

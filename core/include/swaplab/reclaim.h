@@ -131,6 +131,9 @@ int sl_memcg_attach(sl_memcg *m, sl_proc *p, int cpu);
 void sl_memcg_detach(sl_memcg *m, sl_proc *p);
 /* The running CPU of the faults that follow (the task that charges). */
 void sl_memcg_set_cpu(sl_memcg *m, int cpu);
+/* lru_add_drain() on the running CPU: its batch of new small folios, of
+ * whichever process, onto the LRU (exit_mmap() and munmap() begin so). */
+void sl_memcg_lru_add_drain(sl_memcg *m);
 typedef struct sl_memcg_state {
 	uint64_t usage, limit, stock;   /* stock: charged ahead on the CPUs */
 	uint64_t inactive, active;      /* pages on each anon LRU */
@@ -162,7 +165,8 @@ uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan);
 void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
 /* Kernel memory charged to the group (a process's page tables: 6.18
  * allocates them with __GFP_ACCOUNT), nr pages: charged like an order-0
- * folio (reclaiming if need be), never on an LRU; uncharged when freed. */
+ * folio (reclaiming if need be), never on an LRU; uncharged, when freed,
+ * into the running CPU's charge stock (docs/reclaim.md C5). */
 void sl_memcg_charge_kmem(sl_memcg *m, uint64_t nr);
 void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr);
 /* Accounted slab objects (SLAB_ACCOUNT caches) of bytes (at most a page),
