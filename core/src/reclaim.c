@@ -1185,7 +1185,7 @@ static void proc_exit(rrun *c, rproc *r)
 	if (r->state == 2) {
 		/* exit_mmap(): every PTE zapped, every slot put */
 		sl_memcg_set_cpu(c->m, r->cpu);
-		sl_memcg_lru_add_drain(c->m); /* first the CPU's batch (exit_mmap()) */
+		lru_add_drain(c->m); /* first the CPU's batch (exit_mmap()) */
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		pgtables_free(c, r);
 		sl_memcg_slab_free(c->m, SLAB_BYTES_PER_PROC);
@@ -1299,7 +1299,7 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		 * lives on (a later touch faults afresh), its slab objects (C6)
 		 * kept until it exits; the CPU's batch goes onto the LRU
 		 * first (the munmap path's lru_add_drain(), as in unmap_region()) */
-		sl_memcg_lru_add_drain(c->m);
+		lru_add_drain(c->m);
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
 		pgtables_free(c, r);
 		break;

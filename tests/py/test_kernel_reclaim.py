@@ -317,6 +317,11 @@ def _dumped_run(cli, args, js, dump, *extra, env=None):
     return json.loads(js.read_text())
 
 
+def _records(res):
+    """A result's layout records: (label, phase, proc, first, npages) each."""
+    return [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in res["layouts"]]
+
+
 @needs_reclaim
 def test_window_1_runs_the_stream_serially_and_agrees_with_the_model(cli, env, machine, tmp_path):
     """--window 1: one operation in flight at a time, as the model executes
@@ -466,8 +471,7 @@ def test_one_pinned_usemem_process_swaps_slot_for_slot_as_the_model(cli, env, ma
     assert mr["run_layout_hash"] == run_hash
     for attempt in range(3):
         kr = _dumped_run(cli, args, k, kb, "--stat-flush", "1", "--phase-layouts", env=env)
-        krec = [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in kr["layouts"]]
-        assert krec == [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in mr["layouts"]]
+        assert _records(kr) == _records(mr)
         run = next(x for x in kr["layouts"] if x["phase"] == 1)
         span = slice(0, 8 * (run["first"] + run["npages"]))   # the SETUP and RUN records
         agree = kr["run_layout_hash"] == run_hash and kb.read_bytes()[span] == mb.read_bytes()[span]
@@ -516,8 +520,7 @@ def test_several_usemem_processes_on_two_cpus_serially_swap_slot_for_slot_as_the
         if kb.read_bytes() == mb.read_bytes() and not other_pages(kr):
             break
     assert not other_pages(kr), f"another task put {other_pages(kr)} pages on our swap device"
-    krec = [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in kr["layouts"]]
-    assert krec == [(x["label"], x["phase"], x["proc"], x["first"], x["npages"]) for x in mr["layouts"]]
+    assert _records(kr) == _records(mr)
     assert kr["run_layout_hash"] == run_hash
     assert kb.read_bytes() == mb.read_bytes()
     assert kr["layout"]["hash"] == mr["layout"]["hash"]

@@ -85,7 +85,6 @@ typedef struct child {
 	pid_t pid;
 	int cmd_fd, ack_fd;
 	int running;
-	uint32_t outstanding;    /* TOUCH / MUNMAP sent, their 'T' not read yet */
 	uint64_t base[RD_MAX_REGIONS];
 	uint64_t npages[RD_MAX_REGIONS];
 	double utime, stime;
@@ -337,7 +336,6 @@ static void drain_one(drv *d)
 	d->fifo_len--;
 	if (read_all(d->ch[q].ack_fd, &ok, 1) || ok != 'T')
 		child_died(d, q);
-	d->ch[q].outstanding--;
 }
 
 /* Waits until every operation in flight is done: MMAP, EXIT and PHASE
@@ -369,7 +367,6 @@ static void send_tracked(drv *d, uint32_t proc, const rd_op *op)
 	}
 	send_cmd(d, proc, CMD_OP, op);
 	d->fifo[(d->fifo_head + d->fifo_len++) % d->fifo_cap] = proc;
-	d->ch[proc].outstanding++;
 }
 
 /* The Used column (KiB) of dev's line in /proc/swaps: every slot in use
