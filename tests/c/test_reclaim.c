@@ -195,6 +195,33 @@ TEST(reclaim_active_list_deactivates_every_anon_folio_young_or_not)
 	fx_fini(&f);
 }
 
+/* R3: at priority 0 the targets are the lists' sizes (SCAN_EQUAL); the loop
+ * runs while the inactive target lasts, so 64 inactive pages let 2 batches
+ * of the 1024 active ones be deactivated, then one more as the inactive
+ * list is low (128 against 960); the rest of the active target is dropped. */
+TEST(reclaim_shrink_lruvec_drops_the_active_target_when_the_inactive_one_is_scanned)
+{
+	fx f;
+	fx_init(&f, 8192, 16384, 0, 4096);
+	sl_proc_touch(f.p, 0, 0, 1024);
+	for (int i = 0; i < 32; i++)
+		sl_memcg_shrink_inactive_list(f.m, 32); /* kept, PG_referenced */
+	sl_proc_touch(f.p, 0, 0, 1024);
+	for (int i = 0; i < 32; i++)
+		sl_memcg_shrink_inactive_list(f.m, 32); /* activated */
+	sl_proc_touch(f.p, 0, 2048, 64);   /* 64 young inactive pages */
+	sl_memcg_shrink_active_list(f.m, 0); /* drains the CPU's batch only */
+	CHECK_EQ(st(&f).active, 1024);
+	CHECK_EQ(st(&f).inactive, 64);
+	CHECK_EQ(st(&f).pgdeactivate, 0);
+	CHECK_EQ(sl_memcg_shrink_lruvec(f.m, 0), 0); /* all young: kept */
+	CHECK_EQ(st(&f).pgdeactivate, 96);
+	CHECK_EQ(st(&f).active, 928);
+	CHECK_EQ(st(&f).inactive, 160);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
 TEST(reclaim_isolates_whole_folios_a_2m_folio_counts_512_scanned)
 {
 	fx f;

@@ -160,9 +160,13 @@ int sl_memcg_lru_at(const sl_memcg *m, int active, uint64_t i, sl_proc **p, uint
 /* try_to_free_mem_cgroup_pages() for nr pages: pages reclaimed. */
 uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr);
 /* One step of it: shrink_inactive_list() / shrink_active_list() of
- * nr_to_scan pages (pages freed for the first). */
+ * nr_to_scan pages (pages freed for the first); as in the kernel, one step
+ * isolates at most SWAP_CLUSTER_MAX (32) folios. */
 uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan);
 void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
+/* shrink_lruvec() at one priority with deactivation allowed, for a
+ * reclaim of SWAP_CLUSTER_MAX pages: pages reclaimed. */
+uint64_t sl_memcg_shrink_lruvec(sl_memcg *m, int priority);
 /* Kernel memory charged to the group (a process's page tables: 6.18
  * allocates them with __GFP_ACCOUNT), nr pages: charged like an order-0
  * folio (reclaiming if need be), never on an LRU; uncharged, when freed,
