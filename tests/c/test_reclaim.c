@@ -204,11 +204,10 @@ TEST(reclaim_shrink_lruvec_drops_the_active_target_when_the_inactive_one_is_scan
 	fx f;
 	fx_init(&f, 8192, 16384, 0, 4096);
 	sl_proc_touch(f.p, 0, 0, 1024);
-	for (int i = 0; i < 32; i++)
-		sl_memcg_shrink_inactive_list(f.m, 32); /* kept, PG_referenced */
+	CHECK_EQ(sl_memcg_shrink_inactive_list(f.m, 1024), 0); /* kept, PG_referenced */
+	CHECK_EQ(st(&f).pgscan, 1024);
 	sl_proc_touch(f.p, 0, 0, 1024);
-	for (int i = 0; i < 32; i++)
-		sl_memcg_shrink_inactive_list(f.m, 32); /* activated */
+	sl_memcg_shrink_inactive_list(f.m, 1024); /* activated */
 	sl_proc_touch(f.p, 0, 2048, 64);   /* 64 young inactive pages */
 	sl_memcg_shrink_active_list(f.m, 0); /* drains the CPU's batch only */
 	CHECK_EQ(st(&f).active, 1024);

@@ -159,9 +159,9 @@ uint64_t sl_memcg_usage(const sl_memcg *m);
 int sl_memcg_lru_at(const sl_memcg *m, int active, uint64_t i, sl_proc **p, uint32_t *id);
 /* try_to_free_mem_cgroup_pages() for nr pages: pages reclaimed. */
 uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr);
-/* One step of it: shrink_inactive_list() / shrink_active_list() of
- * nr_to_scan pages (pages freed for the first); as in the kernel, one step
- * isolates at most SWAP_CLUSTER_MAX (32) folios. */
+/* Steps of it: shrink_inactive_list() / shrink_active_list() of
+ * nr_to_scan pages (pages freed for the first), called in pieces of at
+ * most SWAP_CLUSTER_MAX (32) pages as the kernel's callers do. */
 uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr_to_scan);
 void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr_to_scan);
 /* shrink_lruvec() at one priority with deactivation allowed, for a
