@@ -915,25 +915,22 @@ static uint64_t do_try_to_free_pages(sl_memcg *m, scan_control *scp)
 uint64_t sl_memcg_reclaim(sl_memcg *m, uint64_t nr) { return try_to_free_mem_cgroup_pages(m, nr); }
 /* The steps for the tests, in pieces of at most SWAP_CLUSTER_MAX pages as
  * the kernel's callers ask (isolation holds at most that many folios). */
-uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr)
+static uint64_t shrink_list_in_steps(sl_memcg *m, int active, uint64_t nr)
 {
 	uint64_t got = 0;
 	do {
 		uint64_t k = nr < SWAP_CLUSTER_MAX ? nr : SWAP_CLUSTER_MAX;
-		got += shrink_inactive_list(m, k);
+		if (active)
+			shrink_active_list(m, k);
+		else
+			got += shrink_inactive_list(m, k);
 		nr -= k;
 	} while (nr);
 	return got;
 }
 
-void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr)
-{
-	do {
-		uint64_t k = nr < SWAP_CLUSTER_MAX ? nr : SWAP_CLUSTER_MAX;
-		shrink_active_list(m, k);
-		nr -= k;
-	} while (nr);
-}
+uint64_t sl_memcg_shrink_inactive_list(sl_memcg *m, uint64_t nr) { return shrink_list_in_steps(m, 0, nr); }
+void sl_memcg_shrink_active_list(sl_memcg *m, uint64_t nr) { shrink_list_in_steps(m, 1, nr); }
 uint64_t sl_memcg_shrink_lruvec(sl_memcg *m, int priority)
 {
 	scan_control sc = { .nr_to_reclaim = SWAP_CLUSTER_MAX, .priority = priority, .may_deactivate = 1 };
