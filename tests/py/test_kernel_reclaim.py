@@ -421,6 +421,31 @@ def test_a_serial_build_read_every_operation_swaps_as_the_model(cli, env, machin
 
 
 @needs_reclaim
+def test_a_serial_build_with_exits_repeats_exactly(cli, env, machine, tmp_path):
+    """kernel-findings F40: a serial build of twelve processes that exit
+    one after another (j4/32M 64K, seed 2) gives the same counts run after
+    run. Before F40's driver fixes eight runs gave eight results (4K
+    swap-outs 4733-5349): whether a region's last PTE table was its own
+    depended on the address layout, the page tables of an exited process
+    were uncharged an RCU grace period later (tens of operations), and an
+    exited process's acknowledgement pipe lived on in later children."""
+    _no_other_swap()
+    args = ["build", "--jobs", "4", "--generations", "3", "--limit", "32M", "--size-median", "6M",
+            "--size-max", "32M", "--size-min", "1M", "--mthp", "64K", "--seed", "2", "--window", "1",
+            "--stat-flush", "1", "--swap-size", "256M", "-q"]
+    got = []
+    for i in range(3):
+        out = tmp_path / f"k{i}.json"
+        p = cli("kernel", "run", *args, "--json", str(out), env=env)
+        assert p.returncode == 0, p.stderr
+        res = json.loads(out.read_text())
+        assert res["harness"]["rcu_barrier"] is True
+        got.append(({kb: (s["swpout"], s["swpin"]) for kb, s in res["sizes"].items()},
+                    res["reclaim"]["pgscan"], res["reclaim"]["pgsteal"]))
+    assert got[0] == got[1] == got[2]
+
+
+@needs_reclaim
 def test_usemem_with_every_size_activates_whole_2m_folios_while_writing(cli, env, machine, tmp_path):
     """kernel-findings F29: four usemem processes with every mTHP size on
     two CPUs. Reclaim activates 0 to 3 of the 7 folios that faulted at 2M
@@ -595,3 +620,30 @@ def test_f35_stored_runs_give_the_documented_means():
     # within 2.3 pp at 512K and 1.1 pp at every other size
     diff = [abs(a - b) for a, b in zip(means(d["kernel"]), means(d["model"]["linux-6.18 window 0"]))]
     assert round(diff[5], 1) == 2.3 and max(diff[:5] + diff[6:]) < 1.15
+
+
+def test_f40_stored_runs_repeat_as_the_finding_says():
+    """kernel-findings F40 (no kernel needed): the stored runs of the serial
+    build before and after the driver fixes, and the two pairs of serial
+    agreement runs, read by docs/experiments/repeat-runs.py."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    data = os.path.join(ROOT, "docs", "data")
+    for label, distinct, out4k in (("before", 8, [4817, 4733, 5182, 5226, 4988, 4815, 5349, 4886]),
+                                   ("after", 1, [4583] * 8)):
+        with open(os.path.join(data, "f40", f"repeat-build-{label}.json")) as f:
+            k = json.load(f)["kernel"]
+        assert k["label"] == label and k["distinct"] == distinct
+        assert [r["sizes"]["4"][0] for r in k["runs"]] == out4k
+        assert all(r["rcu_barrier"] is (label == "after") for r in k["runs"])
+    g = os.path.join(data, "reclaim-agreement-6.18-f40")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "docs", "experiments", "repeat-runs.py"),
+                        "--agreement", f"{g}-before-a.json,{g}-before-b.json",
+                        "--agreement", f"{g}-a.json,{g}-b.json"],
+                       capture_output=True, text=True, check=True)
+    lines = p.stdout.splitlines()
+    assert lines[0].endswith("kernel repeats 59 of 90; model exact 41 and 36")
+    assert lines[7].endswith("kernel repeats 71 of 90; model exact 41 and 43")
+    assert "  build j4/64M           repeats 14/15  model exact 12, 12" in lines
+    assert "  usemem 4x16M/32M       repeats 14/15  model exact 10, 10" in lines

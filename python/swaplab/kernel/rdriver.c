@@ -13,11 +13,19 @@
  *     page it charges goes through its own CPU's charge stock:
  *     docs/kernel-findings.md F37);
  *   - MMAP: the child maps a fresh anonymous private region starting on a
- *     2 MiB boundary (no madvise) and answers its address;
+ *     2 MiB boundary (no madvise) and answers its address; nothing else
+ *     is mapped from the region's end to the next 2 MiB boundary, so every
+ *     PTE table of the region is its own (docs/kernel-findings.md F40);
  *   - TOUCH: one store (write) or one load per page, in address order;
  *     with --page-content mixed a write fills the whole page with
  *     drv_fill_mixed() instead (pages that compress about 2:1, F33);
- *   - MUNMAP, EXIT;
+ *   - MUNMAP, EXIT: the unmapped or exiting process's page tables are freed
+ *     after an RCU grace period (x86 6.18, tlb_remove_table()); the child
+ *     after its munmap and the driver after the exit wait for them
+ *     (rcu_barrier(), through rcutree's do_rcu_barrier parameter, where the
+ *     kernel has it), as the model frees them at once (F40). The exiting
+ *     child holds the last reference to its acknowledgement pipe, so the
+ *     pipe's buffer page is freed by its exit on its CPU;
  *   - PHASE: a barrier: every running child finishes what it was sent, then
  *     the counters are read (and with --phase-layouts every child's pagemap);
  *   - before each EXIT, once every operation in flight is done, the
@@ -99,6 +107,7 @@ typedef struct buf {
 typedef struct drv {
 	const char *cgroup;
 	const char *sysfs_root;
+	int rcub_fd;             /* rcutree's do_rcu_barrier, or -1 */
 	const char *swap_dev;    /* --swap-dev: its slots in use are read at each snapshot */
 	const char *json_path, *layout_path;
 	int phase_layouts;
@@ -188,7 +197,8 @@ static int read_all(int fd, void *p, size_t n)
 static uint64_t map_region(uint64_t npages)
 {
 	uint64_t len = npages * PAGE;
-	unsigned char *raw = mmap(NULL, len + ALIGN_2M, PROT_READ | PROT_WRITE,
+	uint64_t tables = (len + ALIGN_2M - 1) & ~(ALIGN_2M - 1);
+	unsigned char *raw = mmap(NULL, tables + ALIGN_2M, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uint64_t a, start;
 
@@ -198,13 +208,22 @@ static uint64_t map_region(uint64_t npages)
 	start = (a + ALIGN_2M - 1) & ~(ALIGN_2M - 1);
 	if (start > a)
 		munmap(raw, start - a);
-	if (a + len + ALIGN_2M > start + len)
-		munmap((void *)(uintptr_t)(start + len), a + len + ALIGN_2M - (start + len));
+	/* the rest of the reservation, at least up to the next 2 MiB boundary
+	 * after the region: its last PTE table is its own (F40) */
+	munmap((void *)(uintptr_t)(start + len), a + tables + ALIGN_2M - (start + len));
 	return start;
 }
 
+/* Waits for every RCU callback queued so far (rcu_barrier()), among them the
+ * freeing of page tables a munmap or an exit has just queued; fd is -1 where
+ * the kernel has no do_rcu_barrier parameter. */
+static int rcu_barrier_wait(int fd)
+{
+	return fd < 0 || pwrite(fd, "1", 1, 0) == 1 ? 0 : -1;
+}
+
 static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent, uint32_t cpu,
-		       int page_mixed, uint64_t content_seed)
+		       int page_mixed, uint64_t content_seed, int rcub_fd)
 {
 	sl_rng rng;
 	char path[1024], pidtxt[32];
@@ -276,6 +295,8 @@ static void child_main(int cmd_fd, int ack_fd, const char *cgroup, pid_t parent,
 				munmap(base[op->region], npages[op->region] * PAGE);
 			base[op->region] = NULL;
 			npages[op->region] = 0;
+			if (rcu_barrier_wait(rcub_fd))
+				_exit(12);
 			if (write(ack_fd, "T", 1) != 1)
 				_exit(8);
 			break;
@@ -521,10 +542,16 @@ static void start_child(drv *d, const rd_op *op)
 	if (pid == 0) {
 		close(cmdp[1]);
 		close(ackp[0]);
-		/* the other children's pipe ends stay open in this child: harmless,
-		 * each child only reads its own */
+		/* the other children's pipe ends: held open here, a child's
+		 * acknowledgement pipe (its buffer page charged to the group)
+		 * would outlive that child's exit (F40) */
+		for (uint32_t i = 0; i + 1 < d->nch; i++)
+			if (d->ch[i].running) {
+				close(d->ch[i].cmd_fd);
+				close(d->ch[i].ack_fd);
+			}
 		child_main(cmdp[0], ackp[1], d->cgroup, getppid(), d->first_cpu + op->cpu, d->page_mixed,
-			   d->content_seed + d->nch - 1);
+			   d->content_seed + d->nch - 1, d->rcub_fd);
 		_exit(11);
 	}
 	close(cmdp[0]);
@@ -546,11 +573,13 @@ static void exit_child(drv *d, uint32_t proc, const rd_op *op)
 	record_layout(d, proc, "exit", -1);
 	send_cmd(d, proc, CMD_OP, op);
 	close(c->cmd_fd);
+	close(c->ack_fd);  /* the child's exit drops the pipe's last reference */
 	if (wait4(c->pid, &status, 0, &ru) != c->pid)
 		die(1, "wait4: %s", strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		child_died(d, proc);
-	close(c->ack_fd);
+	if (rcu_barrier_wait(d->rcub_fd))
+		die(1, "cannot write rcutree's do_rcu_barrier: %s", strerror(errno));
 	c->running = 0;
 	c->utime = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 	c->stime = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
@@ -630,7 +659,8 @@ static void write_json(drv *d, double wall)
 	}
 	fprintf(f, "{\"schema\":\"swaplab.rdriver/1\",\"nprocs\":%u,\"wall_seconds\":%.6f,"
 		"\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"layout_pages\":%" PRIu64 ",\"stat_reads\":%" PRIu64
-		",\"procs\":[", d->nch, wall, ut, st, d->layout_pages, d->stat_reads);
+		",\"rcu_barrier\":%s,\"procs\":[", d->nch, wall, ut, st, d->layout_pages, d->stat_reads,
+		d->rcub_fd >= 0 ? "true" : "false");
 	for (uint32_t p = 0; p < d->nch; p++)
 		fprintf(f, "%s{\"pid\":%d,\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"minflt\":%ld,"
 			"\"majflt\":%ld,\"nvcsw\":%ld,\"nivcsw\":%ld}", p ? "," : "", (int)d->ch[p].pid,
@@ -737,6 +767,13 @@ int main(int argc, char **argv)
 		d.stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (d.stat_fd < 0)
 			die(1, "cannot read %s: %s", path, strerror(errno));
+	}
+	{
+		/* write-only: reading it changes nothing and writing sets nothing,
+		 * each write runs one rcu_barrier() */
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/module/rcutree/parameters/do_rcu_barrier", d.sysfs_root);
+		d.rcub_fd = open(path, O_WRONLY | O_CLOEXEC);
 	}
 	d.fifo = calloc(d.fifo_cap, sizeof(*d.fifo));
 	if (!d.fifo)
