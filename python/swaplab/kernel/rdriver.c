@@ -769,8 +769,8 @@ int main(int argc, char **argv)
 			die(1, "cannot read %s: %s", path, strerror(errno));
 	}
 	{
-		/* write-only: reading it changes nothing and writing sets nothing,
-		 * each write runs one rcu_barrier() */
+		/* each write runs one rcu_barrier() and sets nothing (F40); the
+		 * children inherit the descriptor, opened before any of them */
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/module/rcutree/parameters/do_rcu_barrier", d.sysfs_root);
 		d.rcub_fd = open(path, O_WRONLY | O_CLOEXEC);
