@@ -66,6 +66,8 @@ struct sl_memcg {
 	int cpu;                   /* the running task's CPU */
 	uint64_t *stock;           /* [cpu] memcg_stock: pages charged ahead */
 	uint32_t *objstock;        /* [cpu] obj_stock: bytes of slab charged ahead */
+	uint8_t *objown;           /* [cpu] the obj_stock caches the group's objcg */
+	uint32_t objpool;          /* the objcg's nr_charged_bytes */
 	uint64_t *batch;           /* [cpu][FOLIO_BATCH_SIZE] lru_add folio batches */
 	uint32_t *nbatch;
 	mproc **proc;              /* by slot */
@@ -145,8 +147,9 @@ sl_memcg *sl_memcg_create(uint64_t limit_pages, int nr_cpus, const sl_swapset *s
 	m->batch = calloc((size_t)nr_cpus * FOLIO_BATCH_SIZE, sizeof(uint64_t));
 	m->nbatch = calloc((size_t)nr_cpus, sizeof(uint32_t));
 	m->objstock = calloc((size_t)nr_cpus, sizeof(uint32_t));
+	m->objown = calloc((size_t)nr_cpus, 1);
 	m->born = calloc(SL_CLUSTER + 2, sizeof(uint64_t));
-	if (!m->stock || !m->batch || !m->nbatch || !m->objstock || !m->born) {
+	if (!m->stock || !m->batch || !m->nbatch || !m->objstock || !m->objown || !m->born) {
 		sl_memcg_destroy(m);
 		return NULL;
 	}
@@ -169,6 +172,7 @@ void sl_memcg_destroy(sl_memcg *m)
 	free(m->batch);
 	free(m->nbatch);
 	free(m->objstock);
+	free(m->objown);
 	free(m->born);
 	free(m->pend);
 	free(m->inreclaim);
@@ -274,8 +278,10 @@ static int try_charge_memcg(sl_memcg *m, uint64_t nr, int may_reclaim)
 		if (margin(m) >= nr)
 			continue;
 		if (!drained) {
-			for (int c = 0; c < m->nr_cpus; c++)
+			for (int c = 0; c < m->nr_cpus; c++) {
 				drain_stock(m, c);
+				sl_memcg_obj_stock_foreign(m, c);
+			}
 			drained = 1;
 			continue;
 		}
@@ -533,40 +539,76 @@ void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr)
 	refill_stock(m, m->cpu, nr);
 }
 
-/* Slab objects of a __GFP_ACCOUNT cache (SLAB_ACCOUNT: vm_area_struct,
- * anon_vma, anon_vma_chain), 6.18: obj_cgroup_charge() takes the bytes from
- * the CPU's obj_stock; when it holds too few, obj_cgroup_charge_pages()
- * charges one page through try_charge_memcg() (GFP_KERNEL_ACCOUNT: may
- * reclaim) and the page's rest joins the stock (refill_obj_stock()). A
- * freed object's bytes go back to the stock of the CPU that frees it;
- * beyond one page, the whole pages are uncharged (obj_cgroup_uncharge_pages(),
- * which refills the CPU's memcg_stock). The group is the only one whose
- * tasks charge on these CPUs, so the stock is never flushed for another
- * group's objects. */
+/* refill_obj_stock() - 6.18: freed bytes, or a fresh page's rest, go into
+ * the CPU's obj_stock. A stock that caches another objcg is drained first
+ * (drain_obj_stock()) and takes over whatever the group's objcg holds in
+ * nr_charged_bytes; a free, or a refill that switched the stock, returns
+ * the whole pages beyond one (obj_cgroup_uncharge_pages(): into the CPU's
+ * memcg_stock). */
+static void refill_obj_stock(sl_memcg *m, uint32_t nr, int allow_uncharge)
+{
+	uint32_t *b = &m->objstock[m->cpu];
+
+	if (!m->objown[m->cpu]) {
+		m->objown[m->cpu] = 1;
+		*b = m->objpool;
+		m->objpool = 0;
+		allow_uncharge = 1;
+	}
+	*b += nr;
+	if (allow_uncharge && *b > SL_PAGE_SIZE) {
+		uint32_t pages = *b / SL_PAGE_SIZE;
+		*b %= SL_PAGE_SIZE;
+		SL_ASSERT(m->kmem >= pages);
+		m->kmem -= pages;
+		refill_stock(m, m->cpu, pages);
+	}
+}
+
+/* Slab objects of a SLAB_ACCOUNT cache (vm_area_struct, anon_vma,
+ * anon_vma_chain), 6.18: obj_cgroup_charge() takes the bytes from the
+ * CPU's obj_stock if it caches the group's objcg and holds enough
+ * (consume_obj_stock()); otherwise obj_cgroup_charge_pages() charges one
+ * page through try_charge_memcg() (GFP_KERNEL_ACCOUNT: may reclaim) and the
+ * page's rest is refilled. Frees go back through refill_obj_stock() on the
+ * freeing CPU (C6). */
 void sl_memcg_slab_alloc(sl_memcg *m, uint32_t bytes)
 {
 	uint32_t *b = &m->objstock[m->cpu];
 
 	SL_ASSERT(bytes <= SL_PAGE_SIZE);
-	if (*b < bytes) {
-		sl_memcg_charge_kmem(m, 1);
-		*b += SL_PAGE_SIZE;
+	if (m->objown[m->cpu] && *b >= bytes) {
+		*b -= bytes;
+		return;
 	}
-	*b -= bytes;
+	sl_memcg_charge_kmem(m, 1);
+	refill_obj_stock(m, SL_PAGE_SIZE - bytes, 0);
 }
 
 void sl_memcg_slab_free(sl_memcg *m, uint32_t bytes)
 {
-	uint32_t *b = &m->objstock[m->cpu];
+	refill_obj_stock(m, bytes, 1);
+}
 
-	*b += bytes;
-	if (*b > SL_PAGE_SIZE) {
-		uint32_t nr = *b / SL_PAGE_SIZE;
-		*b %= SL_PAGE_SIZE;
-		SL_ASSERT(m->kmem >= nr);
-		m->kmem -= nr;
-		refill_stock(m, m->cpu, nr);
-	}
+/* drain_obj_stock() - 6.18: another objcg's slab activity on the CPU (the
+ * harness's own, charged to the memcg it runs in), or drain_all_stock(),
+ * drains the CPU's obj_stock of the group's bytes: the whole pages are
+ * uncharged from the counter at once (memcg_uncharge()), the rest is added
+ * to the objcg's nr_charged_bytes, which the next stock to cache the
+ * group's objcg, on any CPU, takes over (C7). */
+void sl_memcg_obj_stock_foreign(sl_memcg *m, int cpu)
+{
+	uint32_t *b = &m->objstock[cpu], pages;
+
+	if (!m->objown[cpu])
+		return;
+	pages = *b / SL_PAGE_SIZE;
+	SL_ASSERT(m->kmem >= pages && m->usage >= pages);
+	m->kmem -= pages;
+	m->usage -= pages;
+	m->objpool += *b % SL_PAGE_SIZE;
+	*b = 0;
+	m->objown[cpu] = 0;
 }
 
 int sl_memcg_attach(sl_memcg *m, sl_proc *p, int cpu)
@@ -1061,7 +1103,9 @@ typedef struct rproc {
 	int cpu;
 	int state;                 /* 0 unborn, 1 started, 2 mapped, 3 exited */
 	uint8_t *pt;               /* per 2 MiB of the region: its PTE table exists */
-	uint64_t npt;              /* page-table pages charged (PTE tables + the PMD table) */
+	uint64_t npt;              /* kernel pages charged: the PTE tables and the
+	                              harness's pipe page (C5) */
+	int anon;                  /* the region's anon_vma and its chain entry exist */
 } rproc;
 
 typedef struct rrun {
@@ -1082,13 +1126,17 @@ typedef struct rrun {
 
 #define PTE_TABLE_PAGES 512u   /* pages one PTE table maps (x86-64) */
 
-/* The accounted slab objects a process of these workloads holds once it has
- * mapped its region and faulted in it (6.18, x86-64; the object sizes of the
- * harness kernel's caches, /proc/slabinfo): the region's VMA
- * (vm_area_struct, 192 bytes), its anon_vma (104) and the anon_vma_chain
- * entry linking them (64). Every cache is SLAB_ACCOUNT (mm/vma_init.c,
- * mm/rmap.c anon_vma_init()). */
-#define SLAB_BYTES_PER_PROC 360u
+/* The object sizes of the harness kernel's SLAB_ACCOUNT caches (C6):
+ * vm_area_struct, anon_vma, anon_vma_chain (/sys/kernel/slab/NAME/slab_size;
+ * mm/vma_init.c, mm/rmap.c anon_vma_init()). */
+#define SLAB_VMA 192u
+#define SLAB_ANON_VMA 104u
+#define SLAB_AVC 64u
+
+/* The harness driver runs on the run's first CPU (kernel-findings F41):
+ * its own slab objects, charged to the memcg it runs in, drain that CPU's
+ * obj_stock of the group's bytes (C7). */
+#define HARNESS_DRIVER_CPU 0
 
 /* __pte_alloc() / __pmd_alloc() - 6.18: the first fault in a 2 MiB range
  * allocates its PTE table (a PMD-size THP fault deposits one too), the
@@ -1100,13 +1148,15 @@ static void pgtables_charge(rrun *c, rproc *r, uint64_t first, uint64_t n)
 	for (uint64_t t = first / PTE_TABLE_PAGES; n && t <= (first + n - 1) / PTE_TABLE_PAGES; t++) {
 		if (r->pt[t])
 			continue;
-		if (!r->npt) {
-			sl_memcg_charge_kmem(c->m, 1);
-			r->npt++;
-		}
 		sl_memcg_charge_kmem(c->m, 1);
 		r->npt++;
 		r->pt[t] = 1;
+		if (!r->anon) {
+			/* the first fault's anon_vma_prepare(), after its PTE table */
+			sl_memcg_slab_alloc(c->m, SLAB_ANON_VMA);
+			sl_memcg_slab_alloc(c->m, SLAB_AVC);
+			r->anon = 1;
+		}
 	}
 }
 
@@ -1208,12 +1258,26 @@ static void proc_exit(rrun *c, rproc *r)
 			sl_proc_layout(r->p, out);
 	}
 	if (r->state == 2) {
+		/* the driver reads the exit's layout (/proc/PID/pagemap opened) */
+		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU);
 		/* exit_mmap(): every PTE zapped, every slot put */
 		sl_memcg_set_cpu(c->m, r->cpu);
 		lru_add_drain(c->m); /* first the CPU's batch (exit_mmap()) */
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
+		/* free_pgtables() unlinks the anon_vmas and remove_vma() frees
+		 * the VMAs in address order: the region's among those the
+		 * process inherited at fork, charged to the driver's memcg (C7) */
+		sl_memcg_obj_stock_foreign(c->m, r->cpu);
+		if (r->anon) {
+			sl_memcg_slab_free(c->m, SLAB_ANON_VMA + SLAB_AVC);
+			sl_memcg_obj_stock_foreign(c->m, r->cpu);
+		}
+		sl_memcg_slab_free(c->m, SLAB_VMA);
+		sl_memcg_obj_stock_foreign(c->m, r->cpu);
+		/* the pipe page (exit_files()) and the page tables (after the
+		 * RCU grace period the driver waits for) */
 		pgtables_free(c, r);
-		sl_memcg_slab_free(c->m, SLAB_BYTES_PER_PROC);
+		r->anon = 0;
 		free(r->pt);
 		r->pt = NULL;
 		add_stats(c->res, sl_proc_stats_get(r->p));
@@ -1221,6 +1285,8 @@ static void proc_exit(rrun *c, rproc *r)
 		sl_proc_destroy(r->p);
 		r->p = NULL;
 	}
+	/* the driver reaps it (the task_struct freed on the driver's CPU) */
+	sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU);
 	r->state = 3;
 }
 
@@ -1299,6 +1365,10 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 	case SL_ROP_START:
 		r->cpu = (int)op->cpu;
 		r->state = 1;
+		/* the driver forks it; it joins the group through an open
+		 * cgroup.procs on its own CPU: both the driver's memcg's (C7) */
+		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU % c->prm->nr_cpus);
+		sl_memcg_obj_stock_foreign(c->m, r->cpu % c->prm->nr_cpus);
 		c->live[r->cpu % c->prm->nr_cpus]++;
 		c->res->procs++;
 		break;
@@ -1311,11 +1381,18 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		r->pt = calloc((op->npages + PTE_TABLE_PAGES - 1) / PTE_TABLE_PAGES + 1, 1);
 		if (!r->p || !r->pt || sl_memcg_attach(c->m, r->p, r->cpu))
 			return snprintf(c->msg, c->len, "out of memory"), -1;
-		/* mmap() allocates the VMA, the first fault the anon_vma and
-		 * its chain entry, all on the process's CPU before it faults a
-		 * folio: one charge here, through that CPU's object stock (C6) */
+		/* mmap() allocates the VMA; the driver's child then unmaps the
+		 * reservation's head and tail to align the region, each a
+		 * split (a VMA allocated, the cut one freed), and acknowledges
+		 * with the region's address: its pipe's buffer page (C5, C6) */
 		sl_memcg_set_cpu(c->m, r->cpu);
-		sl_memcg_slab_alloc(c->m, SLAB_BYTES_PER_PROC);
+		sl_memcg_slab_alloc(c->m, SLAB_VMA);
+		for (int cut = 0; cut < 2; cut++) {
+			sl_memcg_slab_alloc(c->m, SLAB_VMA);
+			sl_memcg_slab_free(c->m, SLAB_VMA);
+		}
+		sl_memcg_charge_kmem(c->m, 1);
+		r->npt = 1;
 		r->state = 2;
 		break;
 	}
@@ -1336,6 +1413,8 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 			return -1;
 		break;
 	case SL_ROP_PHASE:
+		/* the driver's counters snapshot opens files (C7) */
+		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU % c->prm->nr_cpus);
 		if (op->first == SL_RPH_RUN)
 			c->res->run_layout_hash = layouts_at_marker(c, SL_RPH_RUN);
 		else if (c->lay)

@@ -554,6 +554,55 @@ TEST(reclaim_slab_objects_charge_a_page_per_cpu_object_stock)
 	fx_fini(&f);
 }
 
+/* C7: another objcg's slab activity on a CPU drains its object stock of the
+ * group's bytes: whole pages are uncharged from the counter at once, the
+ * rest joins the objcg's nr_charged_bytes, which the next stock to cache
+ * the group, on any CPU, takes over (drain_obj_stock(),
+ * refill_obj_stock(); kernel-findings F41). */
+TEST(reclaim_a_foreign_objcg_drains_the_cpu_object_stock_into_the_group_pool)
+{
+	fx f;
+	fx_init(&f, 4096, 1024, 0, 64);
+	sl_memcg_set_cpu(f.m, 0);
+	sl_memcg_slab_alloc(f.m, 192);           /* a page: 3904 bytes left */
+	sl_memcg_set_cpu(f.m, 1);
+	sl_memcg_slab_alloc(f.m, 192);           /* CPU 1's own page */
+	sl_memcg_state s = st(&f);
+	CHECK_EQ(s.kmem, 2);
+	CHECK_EQ(s.usage, 128);
+	sl_memcg_obj_stock_foreign(f.m, 0);      /* 3904 to the pool */
+	sl_memcg_obj_stock_foreign(f.m, 1);      /* 7808 in the pool */
+	sl_memcg_obj_stock_foreign(f.m, 1);      /* not the group's: nothing */
+	s = st(&f);
+	CHECK_EQ(s.kmem, 2);                     /* no whole page in a stock */
+	CHECK_EQ(s.usage, 128);
+	FX_CHECK(&f);
+	/* CPU 0 caches the group again: a fresh page (its stock was not the
+	 * group's), then the pool: 3904 + 7808 bytes, two whole pages
+	 * uncharged into CPU 0's charge stock */
+	sl_memcg_set_cpu(f.m, 0);
+	sl_memcg_slab_alloc(f.m, 192);
+	s = st(&f);
+	CHECK_EQ(s.kmem, 1);
+	CHECK_EQ(s.usage, 128);
+	CHECK_EQ(s.stock, 63 + 1 + 63);          /* -1 for the page, +2 back */
+	FX_CHECK(&f);
+	/* 3520 bytes in CPU 0's stock; the three objects freed there make it
+	 * 4096, not beyond a page: kept */
+	for (int i = 0; i < 3; i++)
+		sl_memcg_slab_free(f.m, 192);
+	CHECK_EQ(st(&f).kmem, 1);
+	/* drained by another objcg: that whole page leaves the counter at
+	 * once, not through the charge stock */
+	sl_memcg_obj_stock_foreign(f.m, 0);
+	s = st(&f);
+	CHECK_EQ(s.kmem, 0);
+	CHECK_EQ(s.usage, 127);
+	CHECK_EQ(s.stock, 63 + 1 + 63);
+	FX_CHECK(&f);
+	fx_fini(&f);
+}
+
 /* R11: a swap-in whose slot kept a shadow is activated when its refault
  * distance (evictions and activations since) is within the active list;
  * the folios reclaim puts back active age the count too

@@ -127,18 +127,18 @@ def test_kernel_side_prediction_of_stored_runs_is_the_calibration_fit(name):
 
 def test_kernel_side_prediction_counts_contention_and_operations():
     """Four usemem processes on two CPUs (kernel run, docs/data/f12): every
-    swap event is contended; the prediction is 0.246 s against 0.260 s
+    swap event is contended; the prediction is 0.245 s against 0.260 s
     measured, where the terms without operations and contention give
-    0.131 s."""
+    0.132 s."""
     from swaplab.kernel import reclaim as R
     cost = _calibration()["sl_cost_model"]
     with open(os.path.join(ROOT, "docs", "data", "f12", "usemem-4x16M-32M-64K-cpus2.json")) as f:
         res = json.load(f)
     st = R.stream_counts(res["params"])
     assert st == {"ops": 524, "procs": 4, "contended": 1.0}
-    assert R.predict_sys(cost, res, st) == pytest.approx(0.246132, abs=1e-6)
+    assert R.predict_sys(cost, res, st) == pytest.approx(0.244749, abs=1e-6)
     bare = R.predict_sys(cost, res, {"ops": 0, "procs": 0, "contended": 0.0})
-    assert bare == pytest.approx(0.1314, abs=1e-4)
+    assert bare == pytest.approx(0.1318, abs=1e-4)
     assert res["time"]["sys_seconds"] == pytest.approx(0.260294)
 
 
@@ -268,17 +268,17 @@ def test_stored_fit_is_deterministic_and_is_the_committed_calibration():
     assert json.loads(json.dumps(a)) == _calibration()
     m = a["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == {
-        "fault_folio": 2373, "fault_page": 370, "fault_pmd_folio": 184358, "swpout_folio": 3050,
-        "swpout_page": 448, "swpin_folio": 1577, "swpin_page": 2162, "split": 0, "scan_page": 509,
-        "proc": 0, "op": 4959, "lock_wait": 6703}
-    assert round(a["coefficients"]["pmd_fresh"] * 1e9) == 5621271
+        "fault_folio": 2366, "fault_page": 368, "fault_pmd_folio": 181240, "swpout_folio": 2936,
+        "swpout_page": 600, "swpin_folio": 1647, "swpin_page": 2098, "split": 0, "scan_page": 476,
+        "proc": 0, "op": 5071, "lock_wait": 6590}
+    assert round(a["coefficients"]["pmd_fresh"] * 1e9) == 5620377
     # a PMD-size fault in a recycled block costs what its 512 pages do
     # (within 6 %: 184 351 against 191 813 ns)
     assert m["fault_pmd_folio"] == pytest.approx(m["fault_folio"] + 512 * m["fault_page"], rel=0.06)
     assert a["fit"] == {"experiments": 27, "runs": 111, "agreement_runs": 50, "time_of_experiment": "min",
-                        "experiments_mean_abs_rel_error": 0.0953, "experiments_max_abs_rel_error": 0.3928}
+                        "experiments_mean_abs_rel_error": 0.0965, "experiments_max_abs_rel_error": 0.3912}
     within = {(t["file"], t["role"]): (t["within_15pct"], t["settings"]) for t in a["agreement"]}
-    assert within == {("reclaim-agreement-6.18-f19.json", "train"): (14, 18),
+    assert within == {("reclaim-agreement-6.18-f19.json", "train"): (13, 18),
                       ("reclaim-agreement-6.18-f19.json", "heldout"): (9, 16),
                       ("reclaim-agreement-6.18-f19b.json", "heldout"): (8, 17),
                       ("reclaim-agreement-6.18-f16b.json", "heldout"): (11, 18),
@@ -336,7 +336,9 @@ def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
     The build rows are left out: kernel-findings F38 (an exit drains its
     CPU's batch, a page table's uncharge refills the stock) changed their
     counts; so are pmbench's rows with every size, which F39 (shrink_lruvec()
-    drops the active target's rest) changed."""
+    drops the active target's rest) changed, and usemem's, which F41 (the
+    harness's object-stock drains) changed; F41 moved the other pmbench
+    rows' predictions by less than 0.3 %, not their verdicts."""
     from swaplab.kernel import agree as A
     st = _stored("reclaim-agreement-6.18-f28.json")
     assert st["stat_flush"] == 16
@@ -344,39 +346,41 @@ def test_rescoring_with_the_stored_cost_gives_the_stored_verdicts():
     assert A.sys_within(out) == (2, 18)
     for a, b in zip(st["rows"], out["rows"]):
         assert (a["workload"], a["size"], a["mthp"]) == (b["workload"], b["size"], b["mthp"])
-        if a["workload"] == "build":
+        if a["workload"] in ("build", "usemem"):
             continue
         assert b["targets_met"] == a["targets_met"]
         if (a["workload"], a["mthp"]) == ("pmbench", "all"):
             continue
         assert b["summary"]["sys_seconds"]["model_predicted"] == pytest.approx(
-            a["summary"]["sys_seconds"]["model_predicted"], abs=1e-9)
+            a["summary"]["sys_seconds"]["model_predicted"], rel=0.003)
         assert b["summary"]["sys_seconds"]["kernel_measured"] == a["summary"]["sys_seconds"]["kernel_measured"]
         assert b["summary"]["sys_seconds"]["kernel_predicted"] is None
 
 
 def test_rescoring_with_the_calibration(tmp_path, capsys):
-    """`agree --rescore` with the calibration: f19 within 15 % in 13 of
+    """`agree --rescore` with the calibration: f19 within 15 % in 12 of
     18 settings (9 before), the repeat f19b in 8 of 17; the counts'
-    verdicts move only where the model changed since (F27, F28, F38)."""
+    verdicts move only where the model changed since (F27, F28, F38, F41)."""
     from swaplab.kernel import agree as A
     out = tmp_path / "r.json"
     assert A.main([*SYS, "--rescore", os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f19.json"),
                    "--cost", os.path.join(ROOT, "docs", "data", "cost-calibration-6.18.json"),
                    "--json", str(out)]) == 0
-    assert capsys.readouterr().err.endswith("system time within 15 %: 13 of 18 settings\n"
-                                            "model window 1: of 18 settings, swpout 8, fallback 18, "
-                                            "swpin 8, sys 13 met\n")
+    assert capsys.readouterr().err.endswith("system time within 15 %: 12 of 18 settings\n"
+                                            "model window 1: of 18 settings, swpout 7, fallback 18, "
+                                            "swpin 7, sys 12 met\n")
     res = json.loads(out.read_text())
     st = _stored("reclaim-agreement-6.18-f19.json")
-    assert A.sys_within(res) == (13, 18)
+    assert A.sys_within(res) == (12, 18)
     # the counts' verdicts are the stored model's but where the model
     # changed since: F27's slab pages made the serial usemem 4x8M 64K swap
     # in the serial kernel's 212 64K folios (these kernel runs, two CPUs at
     # once, 250); F28's refault activation moved the build j4/32M rows,
     # whose unflushed kernel runs it was not measured against, and F38's
-    # exit drain and stock refill moved the 4K row back
+    # exit drain and stock refill moved the 4K row back; F41's object-stock
+    # drains (the driver pinned to the first CPU) moved it off again
     moved = {("usemem", "4x8M/16M", "64K"): {"swpin": False},
+             ("build", "j4/32M", "4K"): {"swpout": False, "swpin": False},
              ("build", "j4/32M", "64K"): {"swpin": False}}
     for a, b in zip(st["rows"], res["rows"]):
         want = {k: v for k, v in a["targets_met"].items() if k != "sys"}
@@ -445,8 +449,8 @@ def test_agreement_rescore_scores_stored_kernel_runs_per_model_window(tmp_path, 
     assert res["rescored_from"] == str(src) and res["model_windows"] == [1, 0]
     row = res["rows"][0]
     got = {w: row["model_windows"][w]["summary"]["sizes"]["4"]["swpout"] for w in ("1", "0")}
-    assert got == {"1": {"model": 4012, "kernel": 3600, "rel": pytest.approx(412 / 3600)},
-                   "0": {"model": 3574, "kernel": 3600, "rel": pytest.approx(-26 / 3600)}}
+    assert got == {"1": {"model": 4015, "kernel": 3600, "rel": pytest.approx(415 / 3600)},
+                   "0": {"model": 3513, "kernel": 3600, "rel": pytest.approx(-87 / 3600)}}
     assert row["summary"] == row["model_windows"]["1"]["summary"]
     assert row["runs"][0]["models"]["0"]["runner"]["window"] == 4
     assert res["rows"][1] == {"workload": "pmbench", "size": "2x12M/16M", "mthp": "all",
@@ -470,10 +474,10 @@ def test_agreement_tally_counts_targets_met_per_model_window(tmp_path, capsys):
                    "--model-window", "1,0", "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
         "model window 1: of 17 settings, swpout 7, fallback 17, swpin 9, sys 13 met\n"
-        "model window 0: of 17 settings, swpout 8, fallback 17, swpin 10, sys 14 met\n")
+        "model window 0: of 17 settings, swpout 8, fallback 17, swpin 9, sys 14 met\n")
     res = json.loads(out.read_text())
     assert A.tally(res) == {"1": {"settings": 17, "swpout": 7, "fallback": 17, "swpin": 9, "sys": 13},
-                            "0": {"settings": 17, "swpout": 8, "fallback": 17, "swpin": 10, "sys": 14}}
+                            "0": {"settings": 17, "swpout": 8, "fallback": 17, "swpin": 9, "sys": 14}}
     # a setting whose kernel runs all failed is not counted
     assert A.tally({"rows": [{"workload": "pmbench", "failed": [{"seed": 1}]}]}) == {}
 
@@ -502,9 +506,9 @@ def test_quiet_fit_is_deterministic_and_is_the_committed_file(tmp_path, capsys):
     q = _quiet()
     m = q["sl_cost_model"]
     assert {k: round(v) for k, v in m.items() if k != "name"} == {
-        "fault_folio": 1449, "fault_page": 181, "fault_pmd_folio": 42169, "swpout_folio": 4078,
-        "swpout_page": 1424, "swpin_folio": 2950, "swpin_page": 265, "split": 0, "scan_page": 219,
-        "proc": 0, "op": 2453, "lock_wait": 3127}
+        "fault_folio": 1444, "fault_page": 179, "fault_pmd_folio": 40223, "swpout_folio": 4017,
+        "swpout_page": 1492, "swpin_folio": 2979, "swpin_page": 228, "split": 0, "scan_page": 211,
+        "proc": 0, "op": 2519, "lock_wait": 3055}
     within = {("+".join(t["file"]) if isinstance(t["file"], list) else t["file"], t["role"], str(t["seeds"])):
               t["within_15pct"] for t in q["agreement"]}
     g = "reclaim-agreement-6.18-"
@@ -555,10 +559,10 @@ def test_f28_fit_is_deterministic_and_is_the_committed_default(tmp_path, capsys)
     and f28e 14 (refitted for F39's model). agree predicted with it by
     default until F31."""
     from swaplab.kernel import agree as A
-    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f28.json", "f28", 15, 14, 14, {
-        "fault_folio": 1524, "fault_page": 222, "fault_pmd_folio": 69575, "swpout_folio": 3396,
-        "swpout_page": 2324, "swpin_folio": 4044, "swpin_page": 0, "split": 0, "scan_page": 20,
-        "proc": 0, "op": 4697, "lock_wait": 3994})
+    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f28.json", "f28", 15, 13, 14, {
+        "fault_folio": 1519, "fault_page": 220, "fault_pmd_folio": 66400, "swpout_folio": 3367,
+        "swpout_page": 2368, "swpin_folio": 3998, "swpin_page": 0, "split": 0, "scan_page": 17,
+        "proc": 0, "op": 4795, "lock_wait": 3897})
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-f28.json"
 
 
@@ -572,10 +576,10 @@ def test_f31_fit_is_deterministic(tmp_path, capsys):
     F39's model). agree predicted with it by default until F34, and runs
     the kernel with --stat-flush 1."""
     from swaplab.kernel import agree as A
-    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f31.json", "f31", 16, 14, 15, {
-        "fault_folio": 1785, "fault_page": 132, "fault_pmd_folio": 133183, "swpout_folio": 3121,
-        "swpout_page": 2357, "swpin_folio": 4419, "swpin_page": 0, "split": 0, "scan_page": 0,
-        "proc": 0, "op": 4561, "lock_wait": 3799})
+    _check_stored_fit(tmp_path, capsys, "cost-calibration-6.18-f31.json", "f31", 16, 13, 14, {
+        "fault_folio": 1782, "fault_page": 130, "fault_pmd_folio": 131314, "swpout_folio": 3088,
+        "swpout_page": 2391, "swpin_folio": 4390, "swpin_page": 0, "split": 0, "scan_page": 0,
+        "proc": 0, "op": 4633, "lock_wait": 3719})
     assert A.DEFAULT_COST != "docs/data/cost-calibration-6.18-f31.json"
     for x in ("", "b", "c", "d", "e"):
         with open(os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f31{x}.json")) as f:
@@ -585,9 +589,10 @@ def test_f31_fit_is_deterministic(tmp_path, capsys):
 def test_rescoring_f31s_five_repetitions_on_their_means_with_their_fit(tmp_path, capsys):
     """`agree --rescore f31,...,f31e --counts mean --model-window 0,1` with
     F31's fit (the default until F34): two processes at once, sizes of 100 folios or
-    more, swpout within 5 % in 14 settings of 18 and swap-ins within 10 % in
-    15 (serially 9 and 11; before F38's model 15 / 17 and 9 / 10, before
-    F39's 14 / 16 and 10 / 11); system time within 15 % in 15."""
+    more, swpout within 5 % in 15 settings of 18 and swap-ins within 10 % in
+    14 (serially 8 and 10; before F38's model 15 / 17 and 9 / 10, before
+    F39's 14 / 16 and 10 / 11, before F41's 14 / 15 and 9 / 11: these runs'
+    driver was not pinned to the first CPU); system time within 15 % in 15."""
     from swaplab.kernel import agree as A
     paths = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f31{x}.json")
              for x in ("", "b", "c", "d", "e")]
@@ -595,17 +600,17 @@ def test_rescoring_f31s_five_repetitions_on_their_means_with_their_fit(tmp_path,
     assert A.main([*SYS, "--cost", F31, "--rescore", ",".join(paths), "--counts", "mean",
                    "--model-window", "0,1", "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
-        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 15 met\n"
-        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 9, swpin 11 met\n"
+        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 14 met\n"
+        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 8, swpin 10 met\n"
         "system time within 15 %: 15 of 18 settings\n"
         "model window 0: of 18 settings, swpout 10, fallback 18, swpin 11, sys 15 met\n"
-        "model window 1: of 18 settings, swpout 7, fallback 18, swpin 8, sys 14 met\n")
+        "model window 1: of 18 settings, swpout 6, fallback 18, swpin 7, sys 13 met\n")
 
 
 def test_rescoring_f28s_repetitions_with_their_fit(tmp_path, capsys):
     """`agree --rescore f28,f28b,f28c --model-window 1,0` with F28's fit (the
     default cost until F31): system time within 15 % in 15 of 18 settings; swpout within
-    5 % in 6 (serial model) and 11 (two at once), swap-ins in 7 and 11."""
+    5 % in 6 (serial model) and 11 (two at once), swap-ins in 7 and 10."""
     from swaplab.kernel import agree as A
     paths = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f28{x}.json") for x in ("", "b", "c")]
     out = tmp_path / "r.json"
@@ -615,7 +620,7 @@ def test_rescoring_f28s_repetitions_with_their_fit(tmp_path, capsys):
     assert capsys.readouterr().err.endswith(
         "system time within 15 %: 15 of 18 settings\n"
         "model window 1: of 18 settings, swpout 6, fallback 18, swpin 7, sys 15 met\n"
-        "model window 0: of 18 settings, swpout 11, fallback 18, swpin 11, sys 15 met\n")
+        "model window 0: of 18 settings, swpout 11, fallback 18, swpin 10, sys 15 met\n")
     res = json.loads(out.read_text())
     assert all(not r.get("failed") for r in res["rows"])    # no OOM kill with current statistics
 
@@ -625,10 +630,10 @@ def test_rescoring_ten_repetitions_with_mean_counts(tmp_path, capsys):
     statistics kept current) with `--counts mean`: the kernel's counts of
     each setting and seed averaged over the ten, its system time the
     quietest's. Counting only sizes of 100 folios or more, two processes at
-    once meets swpout in 14 of 18 settings and swap-ins in 14 (the
-    quietest of f28-f28c: 13 and 14); serially 10 and 10 (before F38's
+    once meets swpout in 13 of 18 settings and swap-ins in 15 (the
+    quietest of f28-f28c: 14 and 12); serially 8 and 9 (before F38's
     model: 15 / 15, 13 / 16, 9 / 11; before F39's: 14 / 15, 14 / 15,
-    10 / 11)."""
+    10 / 11; before F41's: 14 / 14, 13 / 14, 10 / 10)."""
     from swaplab.kernel import agree as A
     g = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-")
     reps = [f"{g}f28{x}.json" for x in ("", "b", "c", "d", "e")] + [f"{g}f29{x}.json" for x in ("", "b", "c", "d", "e")]
@@ -636,18 +641,18 @@ def test_rescoring_ten_repetitions_with_mean_counts(tmp_path, capsys):
     assert A.main([*SYS, "--cost", F31, "--rescore", ",".join(reps), "--counts", "mean", "--model-window", "0,1",
                    "--json", str(out)]) == 0
     err = capsys.readouterr().err
-    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 14 met\n"
-            "model window 1, sizes of 100 folios or more: of 18 settings, swpout 10, swpin 10 met\n") in err
+    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 13, swpin 15 met\n"
+            "model window 1, sizes of 100 folios or more: of 18 settings, swpout 8, swpin 9 met\n") in err
     res = json.loads(out.read_text())
     assert res["counts"] == "mean"
     row = next(r for r in res["rows"] if (r["workload"], r["size"], r["mthp"]) == ("usemem", "4x8M/16M", "all"))
     assert all(r["repetitions"] == 10 for r in row["runs"])
     s = row["model_windows"]["0"]["summary"]["sizes"]["4"]["swpout"]
-    assert s["model"] == 348 and s["kernel"] == pytest.approx(337.94)
+    assert s["model"] == 356 and s["kernel"] == pytest.approx(337.94)
     assert A.main([*SYS, "--cost", F31, "--rescore", ",".join(reps[:3]), "--model-window", "0,1", "--json", str(out)]) == 0
-    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 13, swpin 14 met\n"
+    assert ("model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 12 met\n"
             in capsys.readouterr().err)
-    assert A.tally_large(json.loads(out.read_text()))["0"]["swpout"] == 13
+    assert A.tally_large(json.loads(out.read_text()))["0"]["swpout"] == 14
 
 
 def _agreement(window, rows):
@@ -753,7 +758,7 @@ def test_rescoring_repetitions_scores_their_quietest_runs(tmp_path, capsys):
     assert res["rescored_from"] == ",".join(paths)
     assert A.sys_within(res) == (14, 18)
     assert err.endswith("system time within 15 %: 14 of 18 settings\n"
-                        "model window 1: of 18 settings, swpout 8, fallback 18, swpin 9, sys 14 met\n")
+                        "model window 1: of 18 settings, swpout 7, fallback 18, swpin 7, sys 14 met\n")
     missed = [(r["workload"], r["size"], r["mthp"]) for r in res["rows"] if not r["targets_met"]["sys"]]
     assert missed == [("build", "j4/32M", "64K"), ("build", "j4/32M", "all"), ("build", "j4/64M", "64K"),
                       ("build", "j4/64M", "all")]
@@ -775,12 +780,12 @@ def test_calibrate_refuses_bad_train_and_heldout(tmp_path, capsys, args, msg):
 def test_rescoring_ten_stat_flush_1_repetitions_on_their_means(tmp_path, capsys):
     """F31: over the ten repetitions with `--stat-flush 1` (f31-f31j; the
     last five ran with agree's defaults and are in no fit), two processes
-    at once, sizes of 100 folios or more: swpout within 5 % in 14 settings
-    of 18 and swap-ins within 10 % in 16, as the ten with `--stat-flush 16`
-    (f28-f29e) give 14 and 14 (before F38's model: 15 / 16 and 15 / 15,
-    before F39's 14 and 15); on
+    at once, sizes of 100 folios or more: swpout within 5 % in 15 settings
+    of 18 and swap-ins within 10 % in 15, as the ten with `--stat-flush 16`
+    (f28-f29e) give 13 and 15 (before F38's model: 15 / 16 and 15 / 15,
+    before F39's 14 and 15, before F41's 14 / 16 and 14 / 14); on
     the five outside the fit the default cost's prediction is within 15 %
-    in 14."""
+    in 13."""
     from swaplab.kernel import agree as A
     g = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f31")
     ten = ",".join(f"{g}{x}.json" for x in ("", "b", "c", "d", "e", "f", "g", "h", "i", "j"))
@@ -788,11 +793,11 @@ def test_rescoring_ten_stat_flush_1_repetitions_on_their_means(tmp_path, capsys)
     out = tmp_path / "r.json"
     assert A.main([*SYS, "--cost", F31, "--rescore", ten, "--counts", "mean", "--model-window", "0",
                    "--json", str(out)]) == 0
-    assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 16 met\n" \
+    assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 15 met\n" \
         in capsys.readouterr().err
     assert A.main([*SYS, "--cost", F31, "--rescore", last, "--counts", "mean", "--model-window", "0",
                    "--json", str(out)]) == 0
-    assert "system time within 15 %: 14 of 18 settings\n" in capsys.readouterr().err
+    assert "system time within 15 %: 13 of 18 settings\n" in capsys.readouterr().err
 
 
 F34 = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f34{x}.json")
@@ -804,9 +809,9 @@ def test_f34_fit_of_user_and_system_time_is_deterministic_and_is_the_default(tmp
     experiments and the quietest of three quiet agreement repetitions
     (f34f+f34g+f34h, seeds 1-3), fitted on user + system time; `calibrate
     --stored` of itself; the golden of its coefficients (ns). Within 15 %
-    trained 15 of 18, held out: seeds 4-5 18, f34-f34c 16, f34d+f34e 16
-    (refitted for F39's model).
-    The same runs fitted on system time alone: 14 / 13 / 12 / 15. agree
+    trained 15 of 18, held out: seeds 4-5 18, f34-f34c 16, f34d+f34e 15
+    (refitted for F41's model).
+    The same runs fitted on system time alone: 13 / 13 / 12 / 15. agree
     predicts with it, and measures user + system time, by default."""
     from swaplab.kernel import agree as A
     g = "reclaim-agreement-6.18-f34"
@@ -816,16 +821,16 @@ def test_f34_fit_of_user_and_system_time_is_deterministic_and_is_the_default(tmp
         f"   train {quiet} seeds [1, 2, 3]: {t} 15 of 18",
         f" heldout {quiet} seeds [4, 5]: {t} 18 of 18",
         f" heldout {g}.json+{g}b.json+{g}c.json seeds all: {t} 16 of 18",
-        f" heldout {g}d.json+{g}e.json seeds all: {t} 16 of 18"], {
-        "fault_folio": 1669, "fault_page": 472, "fault_pmd_folio": 248790, "swpout_folio": 3670,
-        "swpout_page": 1841, "swpin_folio": 4530, "swpin_page": 145, "split": 0, "scan_page": 0,
-        "proc": 122518, "op": 5037, "lock_wait": 2094})
+        f" heldout {g}d.json+{g}e.json seeds all: {t} 15 of 18"], {
+        "fault_folio": 1662, "fault_page": 471, "fault_pmd_folio": 246138, "swpout_folio": 3594,
+        "swpout_page": 1897, "swpin_folio": 4593, "swpin_page": 88, "split": 0, "scan_page": 0,
+        "proc": 122642, "op": 5097, "lock_wait": 2033})
     assert committed["method"]["measured"] == "cpu"
     path = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f34.json")
     out = tmp_path / "f.json"
     assert C.main(["--stored", path, "--measured", "sys", "--json", str(out)]) == 0
     assert [ln.rsplit(" in ", 1)[1] for ln in capsys.readouterr().err.splitlines()] == \
-        ["14 of 18", "13 of 18", "12 of 18", "15 of 18"]
+        ["13 of 18", "13 of 18", "12 of 18", "15 of 18"]
     assert A.DEFAULT_COST == "docs/data/cost-calibration-6.18-f34.json"
     assert A.DEFAULT_MEASURED == "cpu"
 
@@ -834,9 +839,9 @@ def test_rescoring_f34s_eight_repetitions_user_and_system_time(tmp_path, capsys)
     """F34: over the eight repetitions, with the default cost and measure
     (the F34 fit; user + system time), two processes at once: the
     prediction within 15 % in 17 settings of 18 (the one missed: build
-    j4/64M with every size, -19 %); sizes of 100 folios or more, swpout
-    within 5 % in 14 and swap-ins within 10 % in 16 (F31's ten: 14 and 16;
-    before F38's model 15 and 16).
+    j4/64M with every size); sizes of 100 folios or more, swpout
+    within 5 % in 15 and swap-ins within 10 % in 16 (F31's ten: 15 and 15;
+    before F38's model 15 and 16, before F41's 14 and 16).
     The five it was not trained on alone: 17. F31's fit of system time
     alone on those five: 6."""
     from swaplab.kernel import agree as A
@@ -844,11 +849,11 @@ def test_rescoring_f34s_eight_repetitions_user_and_system_time(tmp_path, capsys)
     assert A.main(["--rescore", ",".join(F34), "--counts", "mean", "--model-window", "0,1",
                    "--json", str(out)]) == 0
     assert capsys.readouterr().err.endswith(
-        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 16 met\n"
-        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 10, swpin 12 met\n"
+        "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 16 met\n"
+        "model window 1, sizes of 100 folios or more: of 18 settings, swpout 8, swpin 10 met\n"
         "user + system time within 15 %: 17 of 18 settings\n"
-        "model window 0: of 18 settings, swpout 10, fallback 18, swpin 12, sys 17 met\n"
-        "model window 1: of 18 settings, swpout 7, fallback 18, swpin 8, sys 16 met\n")
+        "model window 0: of 18 settings, swpout 11, fallback 18, swpin 11, sys 17 met\n"
+        "model window 1: of 18 settings, swpout 6, fallback 18, swpin 7, sys 16 met\n")
     res = json.loads(out.read_text())
     assert res["measured"] == "cpu"
     assert [(r["workload"], r["size"], r["mthp"]) for r in res["rows"] if not r["targets_met"]["sys"]] == \
@@ -868,8 +873,8 @@ def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs
     """docs/data/cost-calibration-6.18-f36.json (kernel-findings F36): the
     calibration experiments run again on kernel build 6.18.44-fc-v857 and
     the quietest of f36+f36b+f36c, seeds 1-3, user + system time; within
-    15 % trained 14 of 18, held out seeds 4-5 17, f36d+f36e 15, and on
-    F34's build's runs 11 and 11 (refitted for F39's model). Over the five repetitions on their mean
+    15 % trained 14 of 18, held out seeds 4-5 17, f36d+f36e 16, and on
+    F34's build's runs 12 and 12 (refitted for F41's model). Over the five repetitions on their mean
     counts, two processes at once: 16 of 18 with it, 11 with F34's fit
     (the default, made on build v669)."""
     from swaplab.kernel import agree as A
@@ -879,12 +884,12 @@ def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs
     committed = _check_fit_file(tmp_path, capsys, "cost-calibration-6.18-f36.json", [
         f"   train {three} seeds [1, 2, 3]: {t} 14 of 18",
         f" heldout {three} seeds [4, 5]: {t} 17 of 18",
-        f" heldout {g}6d.json+{g}6e.json seeds all: {t} 15 of 18",
-        f" heldout {g}4f.json+{g}4g.json+{g}4h.json seeds all: {t} 11 of 18",
-        f" heldout {g}4.json+{g}4b.json+{g}4c.json seeds all: {t} 11 of 18"], {
-        "fault_folio": 929, "fault_page": 562, "fault_pmd_folio": 320803, "swpout_folio": 1116,
-        "swpout_page": 1486, "swpin_folio": 1431, "swpin_page": 608, "split": 0, "scan_page": 0,
-        "proc": 205466, "op": 3534, "lock_wait": 4699})
+        f" heldout {g}6d.json+{g}6e.json seeds all: {t} 16 of 18",
+        f" heldout {g}4f.json+{g}4g.json+{g}4h.json seeds all: {t} 12 of 18",
+        f" heldout {g}4.json+{g}4b.json+{g}4c.json seeds all: {t} 12 of 18"], {
+        "fault_folio": 925, "fault_page": 561, "fault_pmd_folio": 318286, "swpout_folio": 1113,
+        "swpout_page": 1494, "swpin_folio": 1374, "swpin_page": 644, "split": 0, "scan_page": 0,
+        "proc": 204402, "op": 3592, "lock_wait": 4637})
     assert committed["kernel"] == "6.18.44-fc-v857" and committed["method"]["measured"] == "cpu"
     out = tmp_path / "r.json"
     fit = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f36.json")
@@ -933,19 +938,21 @@ def test_calibrate_measured_refusals(tmp_path, capsys):
 
 def test_rescoring_f37s_serial_run_with_the_kernels_shrink_lruvec_loop(tmp_path, capsys):
     """kernel-findings F39: F37's serial kernel run (model window 1),
-    re-scored; sizes of 100 folios or more meet swpout in 17 settings of
-    18 and swap-ins in 17 (F38's model, which deactivated the whole active
-    target: 16 and 17). pmbench 2x24M with every size, 64K: 316.4
-    swap-outs against the kernel's 305.8 (+3.5 %; before, 328.4)."""
+    re-scored; sizes of 100 folios or more met swpout in 17 settings of
+    18 and swap-ins in 17 with F39's model (F38's, which deactivated the
+    whole active target: 16 and 17). F41's model, whose harness driver
+    sits on the first CPU (these runs' did not), meets 14 and 15;
+    pmbench 2x24M with every size, 64K: 330.6 swap-outs against the
+    kernel's 305.8 (F39's 316.4; before it 328.4)."""
     from swaplab.kernel import agree as A
     out = tmp_path / "r.json"
     path = os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f37-window1.json")
     assert A.main(["--rescore", path, "--model-window", "1", "--json", str(out)]) == 0
-    assert "model window 1, sizes of 100 folios or more: of 18 settings, swpout 17, swpin 17 met\n" \
+    assert "model window 1, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 15 met\n" \
         in capsys.readouterr().err
     res = json.loads(out.read_text())
     row = next(r for r in res["rows"] if (r["workload"], r["size"], r["mthp"]) == ("pmbench", "2x24M/32M", "all"))
     s = row["model_windows"]["1"]["summary"]["sizes"]["64"]["swpout"]
-    assert (s["model"], s["kernel"]) == (316.4, 305.8)
-    with open(os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f39-window1.json")) as f:
+    assert (s["model"], s["kernel"]) == (330.6, 305.8)
+    with open(os.path.join(ROOT, "docs", "data", "reclaim-agreement-6.18-f41-f37rescored.json")) as f:
         assert json.load(f)["rows"] == res["rows"]

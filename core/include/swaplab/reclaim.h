@@ -180,6 +180,8 @@ void sl_memcg_uncharge_kmem(sl_memcg *m, uint64_t nr);
  * back (docs/reclaim.md C6). */
 void sl_memcg_slab_alloc(sl_memcg *m, uint32_t bytes);
 void sl_memcg_slab_free(sl_memcg *m, uint32_t bytes);
+/* Another objcg's slab activity on cpu drains its obj_stock (C7). */
+void sl_memcg_obj_stock_foreign(sl_memcg *m, int cpu);
 /* LRU and charge consistency: 0 or -1 with a message. */
 int sl_memcg_check(const sl_memcg *m, char *msg, size_t len);
 /* Two processes at once (sl_rrun_window): yield(ctx) is called at the

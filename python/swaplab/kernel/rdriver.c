@@ -362,8 +362,9 @@ static void drain_one(drv *d)
 /* Waits until every operation in flight is done: MMAP, EXIT and PHASE
  * come after everything before them, as the model plays them (until
  * kernel-findings F37 MMAP and EXIT waited only for their own process's
- * operations and older ones). A START needs no wait: the fork charges
- * nothing to the group. */
+ * operations and older ones). START waits too (kernel-findings F41: the
+ * fork's slab objects, charged to the driver's memcg, drain the object
+ * stock of the driver's CPU, which an operation in flight may be using). */
 static void drain_all(drv *d)
 {
 	while (d->fifo_len)
@@ -599,6 +600,9 @@ static int emit(void *ctx, const rd_op *op)
 		die(1, "the stream names process %u, which is not running", op->proc);
 	switch (op->kind) {
 	case RD_OP_START:
+		/* the fork's own slab objects drain the driver's CPU's object
+		 * stock (F41): after everything in flight, as the model runs it */
+		drain_all(d);
 		start_child(d, op);
 		break;
 	case RD_OP_MMAP: {
@@ -659,8 +663,8 @@ static void write_json(drv *d, double wall)
 	}
 	fprintf(f, "{\"schema\":\"swaplab.rdriver/1\",\"nprocs\":%u,\"wall_seconds\":%.6f,"
 		"\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"layout_pages\":%" PRIu64 ",\"stat_reads\":%" PRIu64
-		",\"rcu_barrier\":%s,\"procs\":[", d->nch, wall, ut, st, d->layout_pages, d->stat_reads,
-		d->rcub_fd >= 0 ? "true" : "false");
+		",\"rcu_barrier\":%s,\"driver_cpu\":%u,\"procs\":[", d->nch, wall, ut, st, d->layout_pages,
+		d->stat_reads, d->rcub_fd >= 0 ? "true" : "false", d->first_cpu);
 	for (uint32_t p = 0; p < d->nch; p++)
 		fprintf(f, "%s{\"pid\":%d,\"user_seconds\":%.6f,\"sys_seconds\":%.6f,\"minflt\":%ld,"
 			"\"majflt\":%ld,\"nvcsw\":%ld,\"nivcsw\":%ld}", p ? "," : "", (int)d->ch[p].pid,
@@ -745,6 +749,17 @@ int main(int argc, char **argv)
 	}
 	if (!d.cgroup || !d.json_path || !d.layout_path)
 		usage();
+	{
+		/* on the run's first CPU, where the model puts the driver: its
+		 * own slab objects (a fork, an open file) are charged to the
+		 * memcg it runs in and drain that CPU's object stock of the
+		 * group's bytes (kernel-findings F41) */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(d.first_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die(1, "cannot pin the driver to CPU %u: %s", d.first_cpu, strerror(errno));
+	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (d.parent_pid && getppid() != d.parent_pid)
 		die(1, "the harness is gone");

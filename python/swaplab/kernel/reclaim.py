@@ -475,6 +475,7 @@ def build_result(p: ReclaimParams, raw: dict, layout: bytes, extra: dict | None 
         "harness": {"cpu": p.cpu, "phase_layouts": p.phase_layouts, "stat_flush": p.stat_flush,
                     "stat_reads": raw.get("stat_reads", 0),
                     "rcu_barrier": raw.get("rcu_barrier", False),
+                    "driver_cpu": raw.get("driver_cpu"),
                     "window": p.window or 2 * max(1, p.stream["nr_cpus"]),
                     "mthp_sizes": [M.size_label(kb) for kb in p.mthp_kb]},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
