@@ -869,6 +869,23 @@ def test_rescoring_f34s_eight_repetitions_user_and_system_time(tmp_path, capsys)
 F36 = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f36{x}.json") for x in ("", "b", "c", "d", "e")]
 
 
+def _check_build_fit(tmp_path, capsys, committed, build, runs, name, n_fit, n_default, counts):
+    """A fit made on one kernel build: its file names the build and user +
+    system time; `agree --rescore` of that build's repetitions (`runs`,
+    mean counts, two processes at once) predicts n_fit settings of 18
+    within 15 % with it and n_default with the default fit, and meets the
+    tallies `counts` (sizes of 100 folios or more) either way."""
+    from swaplab.kernel import agree as A
+    assert committed["kernel"] == build and committed["method"]["measured"] == "cpu"
+    out = tmp_path / "r.json"
+    for cost, n in ((os.path.join(ROOT, "docs", "data", name), n_fit), (os.path.join(ROOT, A.DEFAULT_COST), n_default)):
+        assert A.main(["--rescore", ",".join(runs), "--counts", "mean", "--model-window", "0", "--cost", cost,
+                       "--json", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert f"user + system time within 15 %: {n} of 18 settings\n" in err
+        assert f"model window 0, sizes of 100 folios or more: of 18 settings, {counts} met\n" in err
+
+
 def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs(tmp_path, capsys):
     """docs/data/cost-calibration-6.18-f36.json (kernel-findings F36): the
     calibration experiments run again on kernel build 6.18.44-fc-v857 and
@@ -877,7 +894,6 @@ def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs
     F34's build's runs 12 and 12 (refitted for F41's model). Over the five repetitions on their mean
     counts, two processes at once: 16 of 18 with it, 11 with F34's fit
     (the default, made on build v669)."""
-    from swaplab.kernel import agree as A
     g = "reclaim-agreement-6.18-f3"
     three = "+".join(f"{g}6{x}.json" for x in ("", "b", "c"))
     t = "user + system time within 15 % in"
@@ -890,15 +906,8 @@ def test_f36_fit_of_another_kernel_build_reproduces_itself_and_predicts_its_runs
         "fault_folio": 925, "fault_page": 561, "fault_pmd_folio": 318286, "swpout_folio": 1113,
         "swpout_page": 1494, "swpin_folio": 1374, "swpin_page": 644, "split": 0, "scan_page": 0,
         "proc": 204402, "op": 3592, "lock_wait": 4637})
-    assert committed["kernel"] == "6.18.44-fc-v857" and committed["method"]["measured"] == "cpu"
-    out = tmp_path / "r.json"
-    fit = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f36.json")
-    for cost, n in ((fit, 16), (os.path.join(ROOT, A.DEFAULT_COST), 11)):
-        assert A.main(["--rescore", ",".join(F36), "--counts", "mean", "--model-window", "0", "--cost", cost,
-                       "--json", str(out)]) == 0
-        err = capsys.readouterr().err
-        assert f"user + system time within 15 %: {n} of 18 settings\n" in err
-        assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 15, swpin 16 met\n" in err
+    _check_build_fit(tmp_path, capsys, committed, "6.18.44-fc-v857", F36, "cost-calibration-6.18-f36.json",
+                     16, 11, "swpout 15, swpin 16")
 
 
 F41 = [os.path.join(ROOT, "docs", "data", f"reclaim-agreement-6.18-f41fit{x}.json") for x in ("", "b", "c", "d", "e")]
@@ -913,7 +922,6 @@ def test_f41_fit_of_kernel_build_v1252_reproduces_itself_and_predicts_its_runs(t
     once: 17 of 18 with it, 9 with F34's fit (the default); swpout within
     5 % in 14 settings, swap-ins within 10 % in 17 (sizes of 100 folios or
     more)."""
-    from swaplab.kernel import agree as A
     g = "reclaim-agreement-6.18-f"
     three = "+".join(f"{g}41fit{x}.json" for x in ("", "b", "c"))
     t = "user + system time within 15 % in"
@@ -926,15 +934,8 @@ def test_f41_fit_of_kernel_build_v1252_reproduces_itself_and_predicts_its_runs(t
         "fault_folio": 1601, "fault_page": 570, "fault_pmd_folio": 434261, "swpout_folio": 4731,
         "swpout_page": 1061, "swpin_folio": 0, "swpin_page": 2652, "split": 0, "scan_page": 37,
         "proc": 292598, "op": 4895, "lock_wait": 5186})
-    assert committed["kernel"] == "6.18.44-fc-v1252" and committed["method"]["measured"] == "cpu"
-    out = tmp_path / "r.json"
-    fit = os.path.join(ROOT, "docs", "data", "cost-calibration-6.18-f41.json")
-    for cost, n in ((fit, 17), (os.path.join(ROOT, A.DEFAULT_COST), 9)):
-        assert A.main(["--rescore", ",".join(F41), "--counts", "mean", "--model-window", "0", "--cost", cost,
-                       "--json", str(out)]) == 0
-        err = capsys.readouterr().err
-        assert f"user + system time within 15 %: {n} of 18 settings\n" in err
-        assert "model window 0, sizes of 100 folios or more: of 18 settings, swpout 14, swpin 17 met\n" in err
+    _check_build_fit(tmp_path, capsys, committed, "6.18.44-fc-v1252", F41, "cost-calibration-6.18-f41.json",
+                     17, 9, "swpout 14, swpin 17")
 
 
 def test_agree_notes_a_calibration_made_on_another_kernel_build():
