@@ -1162,12 +1162,13 @@ static void pgtables_charge(rrun *c, rproc *r, uint64_t first, uint64_t n)
 }
 
 /* free_pgtables() at munmap and exit: every table uncharged, into the
- * process's CPU's stock (C5). */
-static void pgtables_free(rrun *c, rproc *r)
+ * process's CPU's stock (C5); the first `keep` pages stay charged (at a
+ * munmap the harness's pipe page, which lives until the exit). */
+static void pgtables_free(rrun *c, rproc *r, uint64_t keep)
 {
-	if (r->npt)
-		sl_memcg_uncharge_kmem(c->m, r->npt);
-	r->npt = 0;
+	if (r->npt > keep)
+		sl_memcg_uncharge_kmem(c->m, r->npt - keep);
+	r->npt = keep;
 	if (r->pt)
 		memset(r->pt, 0, (sl_proc_npages(r->p) + PTE_TABLE_PAGES - 1) / PTE_TABLE_PAGES);
 }
@@ -1277,7 +1278,7 @@ static void proc_exit(rrun *c, rproc *r)
 		sl_memcg_obj_stock_foreign(c->m, r->cpu);
 		/* the pipe page (exit_files()) and the page tables (after the
 		 * RCU grace period the driver waits for) */
-		pgtables_free(c, r);
+		pgtables_free(c, r, 0);
 		r->anon = 0;
 		free(r->pt);
 		r->pt = NULL;
@@ -1368,7 +1369,7 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		r->state = 1;
 		/* the driver forks it; it joins the group through an open
 		 * cgroup.procs on its own CPU: both the driver's memcg's (C7) */
-		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU % c->prm->nr_cpus);
+		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU);
 		sl_memcg_obj_stock_foreign(c->m, r->cpu % c->prm->nr_cpus);
 		c->live[r->cpu % c->prm->nr_cpus]++;
 		c->res->procs++;
@@ -1404,7 +1405,7 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		 * first (the munmap path's lru_add_drain(), as in unmap_region()) */
 		lru_add_drain(c->m);
 		sl_proc_dontneed(r->p, 0, 0, sl_proc_npages(r->p));
-		pgtables_free(c, r);
+		pgtables_free(c, r, 1); /* the pipe page lives on (C5) */
 		break;
 	case SL_ROP_EXIT:
 		if (r->state == 1 || r->state == 2)
@@ -1415,7 +1416,7 @@ static int rr_other(rrun *c, rproc *r, const sl_rop *op)
 		break;
 	case SL_ROP_PHASE:
 		/* the driver's counters snapshot opens files (C7) */
-		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU % c->prm->nr_cpus);
+		sl_memcg_obj_stock_foreign(c->m, HARNESS_DRIVER_CPU);
 		if (op->first == SL_RPH_RUN)
 			c->res->run_layout_hash = layouts_at_marker(c, SL_RPH_RUN);
 		else if (c->lay)
