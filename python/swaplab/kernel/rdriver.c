@@ -600,9 +600,7 @@ static int emit(void *ctx, const rd_op *op)
 		die(1, "the stream names process %u, which is not running", op->proc);
 	switch (op->kind) {
 	case RD_OP_START:
-		/* the fork's own slab objects drain the driver's CPU's object
-		 * stock (F41): after everything in flight, as the model runs it */
-		drain_all(d);
+		drain_all(d);  /* the fork drains the driver CPU's object stock (F41) */
 		start_child(d, op);
 		break;
 	case RD_OP_MMAP: {
